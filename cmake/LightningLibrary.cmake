@@ -1,0 +1,34 @@
+# The one library: every module's objects, with Kokkos, MPI and (when enabled) NVRTC as usage
+# requirements. Shared, so that the modules' private dependencies (spdlog, fmt, ...) stay
+# private to it.
+get_property(_lightning_modules GLOBAL PROPERTY LIGHTNING_MODULES)
+get_property(_lightning_deps GLOBAL PROPERTY LIGHTNING_MODULE_DEPENDS)
+list(REMOVE_DUPLICATES _lightning_deps)
+list(FILTER _lightning_deps EXCLUDE REGEX "^lk_")
+set(_lightning_objects "")
+foreach(_m IN LISTS _lightning_modules)
+  list(APPEND _lightning_objects $<TARGET_OBJECTS:${_m}>)
+endforeach()
+
+add_library(lightning_kokkos SHARED ${_lightning_objects})
+add_library(LightningKokkos::lightning_kokkos ALIAS lightning_kokkos)
+set_target_properties(lightning_kokkos PROPERTIES VERSION ${PROJECT_VERSION}
+                                                  SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+target_include_directories(lightning_kokkos PUBLIC
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+target_compile_features(lightning_kokkos PUBLIC cxx_std_17)
+target_link_libraries(lightning_kokkos
+  PUBLIC Kokkos::kokkos MPI::MPI_CXX Threads::Threads ${CMAKE_DL_LIBS}
+  PRIVATE ${_lightning_deps})
+if(LIGHTNING_HAVE_CUDA)
+  target_link_libraries(lightning_kokkos PUBLIC CUDA::nvrtc)
+  target_include_directories(lightning_kokkos SYSTEM PUBLIC ${CUDAToolkit_INCLUDE_DIRS})
+endif()
+
+# For the project's own tests, examples and benchmarks: the library plus the internal headers.
+# (Include paths only: linking the object libraries again would duplicate their objects.)
+add_library(lightning_internal INTERFACE)
+target_include_directories(lightning_internal INTERFACE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(lightning_internal INTERFACE lightning_kokkos ${_lightning_deps})

@@ -1,0 +1,18 @@
+# LIGHTNING_SANITIZE applies to every target of the build (and to what tests link), so that
+# instrumented and plain code never mix.
+if(LIGHTNING_SANITIZE)
+  string(REPLACE "," ";" _lightning_sanitizers "${LIGHTNING_SANITIZE}")
+  foreach(_s IN LISTS _lightning_sanitizers)
+    if(NOT _s MATCHES "^(address|undefined|thread|leak)$")
+      message(FATAL_ERROR "LIGHTNING_SANITIZE: unknown sanitizer '${_s}' (use address, undefined, thread, leak)")
+    endif()
+  endforeach()
+  if("thread" IN_LIST _lightning_sanitizers AND "address" IN_LIST _lightning_sanitizers)
+    message(FATAL_ERROR "LIGHTNING_SANITIZE: thread and address cannot be combined")
+  endif()
+  add_compile_options(-fsanitize=${LIGHTNING_SANITIZE} -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=${LIGHTNING_SANITIZE})
+  if("undefined" IN_LIST _lightning_sanitizers)
+    add_compile_options(-fno-sanitize-recover=undefined)
+  endif()
+endif()
