@@ -23,8 +23,12 @@ target_link_libraries(lightning_kokkos
   PUBLIC Kokkos::kokkos MPI::MPI_CXX Threads::Threads ${CMAKE_DL_LIBS}
   PRIVATE ${_lightning_deps})
 if(LIGHTNING_HAVE_CUDA)
-  target_link_libraries(lightning_kokkos PUBLIC CUDA::nvrtc)
-  target_include_directories(lightning_kokkos SYSTEM PUBLIC ${CUDAToolkit_INCLUDE_DIRS})
+  # NVRTC by file, not through CUDA::nvrtc, whose usage requirements add the libcuda stub:
+  # the library must not need libcuda.so.1 to load (tested by no_libcuda_dependency).
+  get_target_property(_lightning_nvrtc CUDA::nvrtc IMPORTED_LOCATION)
+  target_link_libraries(lightning_kokkos PRIVATE ${_lightning_nvrtc})
+  # CUDA headers are a usage requirement (installed package: see LightningKokkosConfig.cmake).
+  target_include_directories(lightning_kokkos SYSTEM PUBLIC $<BUILD_INTERFACE:${CUDAToolkit_INCLUDE_DIRS}>)
 endif()
 
 # For the project's own tests, examples and benchmarks: the library plus the internal headers.

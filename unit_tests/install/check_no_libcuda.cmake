@@ -1,0 +1,10 @@
+# cmake -P script: fails when LIBRARY lists libcuda among its needed shared libraries.
+execute_process(COMMAND ${OBJDUMP} -p ${LIBRARY} OUTPUT_VARIABLE headers RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "objdump failed on ${LIBRARY}")
+endif()
+string(REGEX MATCHALL "NEEDED[ \t]+[^\n]+" needed "${headers}")
+message(STATUS "${LIBRARY}: ${needed}")
+if(needed MATCHES "libcuda\\.so")
+  message(FATAL_ERROR "${LIBRARY} needs libcuda at load time; the CUDA driver must be opened with dlopen")
+endif()
