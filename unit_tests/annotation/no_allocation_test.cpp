@@ -1,0 +1,58 @@
+// Region evaluation runs for every superblock of every launch: it must not allocate. This
+// file replaces the global operator new of the test binary to count allocations.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <new>
+
+#include "annotation/parser.hpp"
+#include "annotation/region_evaluator.hpp"
+
+namespace {
+thread_local long allocations = 0;
+}  // namespace
+
+void* operator new(std::size_t size) {
+  ++allocations;
+  if (void* p = std::malloc(size ? size : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+
+namespace lightning::annotation {
+namespace {
+
+TEST(RegionEvaluation, DoesNotAllocate) {
+  KernelSignature sig;
+  sig.add_array("A", DataType::kFloat32, 2)
+      .add_array("B", DataType::kFloat32, 2)
+      .add_array("s", DataType::kFloat64, 1)
+      .add_scalar("n", DataType::kInt64);
+  const BoundAnnotation bound = BoundAnnotation::bind(
+      parse_annotation("global [i, j], block [bi, _] => read A[i-1:i+1, :], read A[:, j / n], "
+                       "write B[bi * 4 + j, (i + j) / 2 - n], reduce(+) s[i]"),
+      sig, 2);
+  LaunchArguments args;
+  args.scalars = {0, 0, 0, 3};
+  args.extents = {Point{100, 100}, Point{100, 100}, Point{100}, Point()};
+  ASSERT_EQ(bound.arrays().size(), 3u);
+  ASSERT_EQ(bound.rules().size(), 4u);
+  AccessRegion per_array[3], per_rule[4];
+  const long before = allocations;
+  for (int64_t k = 0; k < 100; ++k) {
+    const Superblock sb{Rect({5 + k, 7}, {37 + k, 61}), Point{8, 16}};
+    evaluate_regions(bound, sb, args, per_array);
+    evaluate_rule_regions(bound, sb, args, per_rule);
+  }
+  EXPECT_EQ(allocations, before);
+  // The last superblock: the halo rule falls outside A, the column rule gives [2, 21).
+  EXPECT_EQ(per_array[0].region, Rect({0, 2}, {100, 21}));
+}
+
+}  // namespace
+}  // namespace lightning::annotation
