@@ -1,0 +1,151 @@
+#include "planner/launch_planner.hpp"
+
+#include <functional>
+
+#include "annotation/region_evaluator.hpp"
+#include "planner/fold_identity.hpp"
+
+namespace lightning::planner {
+
+namespace {
+
+uint64_t bytes_of(const ArrayState& array, const Rect& box) {
+  return static_cast<uint64_t>(box.volume()) * array.element_size();
+}
+
+}  // namespace
+
+size_t LaunchPlanner::ReadKeyHash::operator()(const ReadKey& k) const {
+  size_t h = std::hash<uint64_t>{}(k.array) * 31 + std::hash<uint64_t>{}(k.worker.value());
+  for (int a = 0; a < k.region.rank(); ++a)
+    h = h * 1000003u ^ std::hash<int64_t>{}(k.region.lo()[a]) * 31 ^
+        std::hash<int64_t>{}(k.region.hi()[a]);
+  return h;
+}
+
+LaunchPlanner::LaunchPlanner(PlanBuilder& builder, const DeviceSet& devices,
+                             const LaunchRequest& request, LaunchId launch,
+                             std::vector<const ArrayState*> arrays)
+    : builder_(builder),
+      mover_(builder),
+      devices_(devices),
+      request_(request),
+      launch_(launch),
+      arrays_(std::move(arrays)) {}
+
+ChunkRef LaunchPlanner::chunk_for_read(const ArrayState& array, const Rect& region,
+                                       DeviceId device, WorkerId worker) {
+  const auto found = array.layout->find_containing(region, device);
+  if (found && array.chunk_worker[*found] == worker) return chunk_ref(array, *found);
+  const ReadKey key{array.id.value(), worker, region};
+  if (auto it = read_temporaries_.find(key); it != read_temporaries_.end()) return it->second;
+  const ChunkRef temp =
+      builder_.create_temporary(array.id, region, device, worker, bytes_of(array, region));
+  mover_.assemble(array, region, temp);
+  read_temporaries_.emplace(key, temp);
+  return temp;
+}
+
+ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array,
+                                        const annotation::AccessRegion& access, DeviceId device,
+                                        WorkerId worker) {
+  const Rect& region = access.region;
+  const auto found = array.layout->find_containing(region, device);
+  if (found && array.chunk_worker[*found] == worker) {
+    const ChunkRef chunk = chunk_ref(array, *found);
+    pending_.push_back({&array, region, chunk, *found});
+    return chunk;
+  }
+  const ChunkRef temp =
+      builder_.create_temporary(array.id, region, device, worker, bytes_of(array, region));
+  // Elements the kernel may leave alone must keep their values when the temporary is
+  // scattered back: fetch them unless the pattern is known to cover the region.
+  if (access.mode == annotation::AccessMode::kReadWrite || !access.exact)
+    mover_.assemble(array, region, temp);
+  pending_.push_back({&array, region, temp, std::nullopt});
+  return temp;
+}
+
+std::vector<TaskId> LaunchPlanner::plan() {
+  const annotation::BoundAnnotation& bound = *request_.annotation;
+  // Everything that can reject the launch (superblocks, regions) runs before the first task
+  // is emitted: a rejected launch leaves no trace in the planner's state.
+  const std::vector<Superblock> superblocks =
+      request_.work.split(request_.domain, request_.block_size, devices_);
+
+  annotation::LaunchArguments args;
+  args.scalars = request_.scalars;
+  args.extents.resize(arrays_.size());
+  for (size_t p = 0; p < arrays_.size(); ++p)
+    if (arrays_[p]) args.extents[p] = arrays_[p]->extent;
+
+  const size_t per_superblock = bound.arrays().size();
+  std::vector<annotation::AccessRegion> all_regions(superblocks.size() * per_superblock);
+  for (size_t s = 0; s < superblocks.size(); ++s)
+    annotation::evaluate_regions(bound, {superblocks[s].threads, request_.block_size}, args,
+                                 all_regions.data() + s * per_superblock);
+  partials_.assign(per_superblock, {});
+
+  for (size_t s = 0; s < superblocks.size(); ++s) {
+    const Superblock& sb = superblocks[s];
+    const WorkerId worker = devices_.worker_of(sb.device);
+    const annotation::AccessRegion* regions = all_regions.data() + s * per_superblock;
+
+    ExecuteTask exec{launch_, request_.kernel, sb.threads, sb.device, {}, {}};
+    for (size_t k = 0; k < per_superblock; ++k) {
+      const annotation::AccessRegion& access = regions[k];
+      if (access.region.empty()) continue;  // these threads touch nothing of this array
+      const ArrayState& array = *arrays_[access.param];
+      ChunkRef chunk;
+      ChunkAccessMode mode = ChunkAccessMode::kReadWrite;
+      switch (access.mode) {
+        case annotation::AccessMode::kRead:
+          chunk = chunk_for_read(array, access.region, sb.device, worker);
+          mode = ChunkAccessMode::kRead;
+          break;
+        case annotation::AccessMode::kWrite:
+          // Whether or not every element is written, what was there before is ordered
+          // before this write, so a plain write orders correctly.
+          chunk = chunk_for_write(array, access, sb.device, worker);
+          mode = ChunkAccessMode::kWrite;
+          break;
+        case annotation::AccessMode::kReadWrite:
+          chunk = chunk_for_write(array, access, sb.device, worker);
+          break;
+        case annotation::AccessMode::kReduce: {
+          const FoldOp op = fold_op_of(access.op);
+          chunk = builder_.create_temporary(array.id, access.region, sb.device, worker,
+                                            bytes_of(array, access.region));
+          builder_.add(worker, FillTask{chunk.id, access.region, fold_identity(op, array.type)});
+          partials_[k].push_back({chunk, sb.device});
+          break;
+        }
+      }
+      exec.bindings.push_back({access.param, chunk.id, access.region, mode});
+    }
+    if (request_.scalar_reduction) {
+      const ChunkRef partial = builder_.create_temporary(
+          ArrayId(), Rect(), sb.device, worker, request_.scalar_reduction->value_bytes);
+      exec.scalar_partial = partial.id;
+      scalar_partials_.push_back({partial, sb.device});
+    }
+    builder_.add(worker, std::move(exec));
+
+    for (const PendingUpdate& u : pending_)
+      mover_.propagate(*u.array, u.region, u.written, u.index);
+    pending_.clear();
+  }
+
+  for (size_t k = 0; k < partials_.size(); ++k)
+    if (!partials_[k].empty())
+      plan_array_reduction(builder_, mover_, *arrays_[bound.arrays()[k].param],
+                           fold_op_of(bound.arrays()[k].op), partials_[k]);
+
+  if (!request_.scalar_reduction) return {};
+  const auto driver_devices = devices_.devices_of(WorkerId(0));
+  const DeviceId driver_device = driver_devices.empty() ? DeviceId() : driver_devices.front();
+  return plan_scalar_reduction(builder_, launch_, *request_.scalar_reduction, scalar_partials_,
+                               devices_.num_workers(), driver_device);
+}
+
+}  // namespace lightning::planner

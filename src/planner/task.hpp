@@ -1,0 +1,165 @@
+// The tasks of a plan: what a worker does, and which data each task touches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "core/rect.hpp"
+
+namespace lightning::planner {
+
+/// How a task touches a region of a chunk.
+enum class ChunkAccessMode : uint8_t { kRead, kWrite, kReadWrite };
+
+/// One region of one chunk that a task reads and/or writes. Regions are in the array's global
+/// coordinates (a chunk's box is too), so the same Rect means the same elements everywhere.
+struct ChunkAccess {
+  ChunkId chunk;
+  Rect region;
+  ChunkAccessMode mode = ChunkAccessMode::kRead;
+};
+
+/// Where a transfer's bytes come from or go to on the driver: a host buffer the application
+/// passed to deep_copy (or a scalar result), named by the driver.
+struct HostBufferId {
+  uint64_t value = 0;
+  friend bool operator==(HostBufferId a, HostBufferId b) { return a.value == b.value; }
+};
+
+/// Binary operator of a reduction. kCustom uses the launch's reducer (scalar reductions).
+enum class FoldOp : uint8_t { kSum, kProd, kMin, kMax, kCustom };
+
+/// Make a chunk exist on its worker (memory is the worker's business, allocated on first use).
+struct CreateChunkTask {
+  ChunkId chunk;
+  ArrayId array;         ///< the array it belongs to (for temporaries too: element type, name)
+  Rect box;              ///< what it holds, in array coordinates
+  DeviceId device;       ///< where it prefers to live
+  bool temporary = false;
+  uint64_t bytes = 0;    ///< box volume times element size (rank 0: value size)
+};
+
+/// Free a chunk's memory and spill files.
+struct DeleteChunkTask {
+  ChunkId chunk;
+  Rect box;  ///< the chunk's box, as created
+};
+
+/// Run a kernel over one superblock on one device. `bindings[i]` is the chunk that kernel
+/// parameter `params[i]` reads or writes (one per array parameter the annotation mentions).
+struct ExecuteTask {
+  LaunchId launch;
+  KernelId kernel;
+  Rect superblock;  ///< thread indices
+  DeviceId device;
+  struct Binding {
+    int param = 0;   ///< index of the kernel parameter
+    ChunkId chunk;   ///< the chunk the parameter's handle is pointed at
+    Rect region;     ///< the annotation's access region (inside the chunk's box)
+    ChunkAccessMode mode = ChunkAccessMode::kReadWrite;  ///< reduce partials are read-write
+  };
+  std::vector<Binding> bindings;
+  /// For scalar reductions: the rank-0 chunk receiving this superblock's partial result.
+  ChunkId scalar_partial;
+};
+
+/// Copy a region between two chunks of one worker (any memories).
+struct CopyTask {
+  ChunkId src;
+  ChunkId dst;
+  Rect region;
+};
+
+/// Send a region of a chunk (or of a driver host buffer) to another worker.
+struct SendTask {
+  ChunkId src;             ///< invalid when the source is a host buffer
+  HostBufferId host_src;   ///< the source when `src` is invalid
+  Rect host_box;           ///< the box the host buffer holds (row-major), when it is the source
+  Rect region;
+  WorkerId to;
+  uint64_t tag = 0;        ///< unique per plan stream; matches exactly one RecvTask
+};
+
+/// Receive a region into a chunk (or into a driver host buffer) from another worker.
+struct RecvTask {
+  ChunkId dst;             ///< invalid when the destination is a host buffer
+  HostBufferId host_dst;
+  Rect host_box;           ///< the box the host buffer holds (row-major), when it is the target
+  Rect region;
+  WorkerId from;
+  uint64_t tag = 0;
+};
+
+/// Set a region of a chunk to one value (element bytes, e.g. a reduction's identity).
+struct FillTask {
+  ChunkId chunk;
+  Rect region;
+  std::vector<uint8_t> value;  ///< one element
+};
+
+/// dst[region] = dst[region] op src[region]; for kCustom the launch's reducer joins the values
+/// (rank-0 chunks hold one reduction value). `assign` overwrites instead (the first partial).
+struct FoldTask {
+  ChunkId src;
+  ChunkId dst;
+  Rect region;
+  FoldOp op = FoldOp::kSum;
+  LaunchId launch;  ///< for kCustom: whose reducer
+  bool assign = false;
+};
+
+/// Copy a host buffer (on the driver, worker 0) into a chunk region.
+struct HostWriteTask {
+  HostBufferId buffer;
+  Rect host_box;  ///< the box the buffer holds, row-major
+  ChunkId dst;
+  Rect region;
+};
+
+/// Copy a chunk region into a host buffer on the driver (worker 0).
+struct HostReadTask {
+  ChunkId src;
+  HostBufferId buffer;
+  Rect host_box;  ///< the box the buffer holds, row-major
+  Rect region;
+  /// For scalar reductions: fold into the buffer (the result) instead of copying.
+  bool fold = false;
+  FoldOp op = FoldOp::kCustom;
+  LaunchId launch;
+};
+
+/// Completes when everything before it on its worker has: what a fence waits for.
+struct BarrierTask {
+  LaunchId fence;
+};
+
+using TaskKind = std::variant<CreateChunkTask, DeleteChunkTask, ExecuteTask, CopyTask, SendTask,
+                              RecvTask, FillTask, FoldTask, HostWriteTask, HostReadTask,
+                              BarrierTask>;
+
+/// A task of one worker's DAG. `deps` are earlier tasks of the same worker: workers are
+/// ordered against each other only through matching Send/Recv pairs.
+struct Task {
+  TaskId id;
+  WorkerId worker;
+  TaskKind kind;
+  std::vector<TaskId> deps;
+  /// Every chunk region the task reads or writes (derived from `kind`, kept for the
+  /// scheduler, the memory manager and the checkers).
+  std::vector<ChunkAccess> accesses;
+};
+
+/// The chunk regions a task of this kind reads and writes. Creating and deleting a chunk count
+/// as writes of its whole box, so that every use of a chunk is ordered between the two.
+std::vector<ChunkAccess> accesses_of(const TaskKind& kind);
+
+/// "Execute", "Copy", ...: the kind's name.
+const char* name_of(const TaskKind& kind);
+
+/// One line for logs and graphs: "T12 Copy C3 -> C7 [0, 64)".
+std::string describe(const Task& task);
+
+}  // namespace lightning::planner

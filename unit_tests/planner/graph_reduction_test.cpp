@@ -1,0 +1,88 @@
+// Reductions: partials per superblock, folded per device, per worker, into the owners, then
+// copied to the other copies; scalar results folded on the driver in a fixed order.
+#include "graph_test_fixture.hpp"
+
+#include <cstring>
+#include <limits>
+
+#include "planner/fold_identity.hpp"
+
+namespace lightning::planner::testing {
+namespace {
+
+class GraphReduction : public GraphTest {};
+
+TEST_F(GraphReduction, RowSumFoldsPerDeviceThenPerWorkerIntoTheOwner) {
+  use_cluster(2, 2);
+  const int64_t n = 8;
+  const ArrayId A = array("A", Point{n, n}, dist::columns(2));  // a column block per device
+  const ArrayId s = array("s", Point{n}, dist::replicated(ReplicaScope::kPerWorker));
+  // Superblocks are column blocks of width 1: two per device.
+  const Plan& p =
+      submit(launch("global [i, j] => read A[i, j], reduce(+) s[i]", {"A", "s"}, {A, s},
+                    Rect(Point{0, 0}, Point{n, n}), Point{8, 1}, work::block(1, 1)));
+  PlanQuery q(p);
+  const auto partials = q.select_all(kind<FillTask>());
+  EXPECT_EQ(q.count(kind<ExecuteTask>()), 8u);
+  // 8 partials + 4 device accumulators + 2 worker accumulators, each filled with 0.
+  EXPECT_EQ(partials.count(), 8u + 4u + 2u) << q.all().to_string();
+  for (const Task* t : partials.tasks())
+    EXPECT_EQ(std::get<FillTask>(t->kind).value, fold_identity(FoldOp::kSum, DataType::kFloat64));
+  // Into the owner (worker 0's replica owns s): its own accumulator, and the one of worker 1
+  // through a message; worker order fixes the order of the two folds.
+  const auto into_owner = q.select_all(kind<FoldTask>(), writes_to(chunk(s, 0)));
+  ASSERT_EQ(into_owner.count(), 2u);
+  const auto folds = into_owner.tasks();
+  EXPECT_TRUE(q.select_all(with_id(folds[0]->id)).precedes(q.select_all(with_id(folds[1]->id))));
+  EXPECT_EQ(q.count(kind<SendTask>(), sends_to(WorkerId(0))), 1u);
+  // Then the owner's new contents go to worker 1's replica.
+  const auto update = q.select_all(kind<SendTask>(), reads_from(chunk(s, 0)));
+  ASSERT_EQ(update.count(), 1u);
+  EXPECT_TRUE(into_owner.precedes(update));
+  EXPECT_TRUE(q.select_all(kind<ExecuteTask>()).all_concurrent());
+}
+
+TEST_F(GraphReduction, AScalarResultIsFoldedOnTheDriverInWorkerOrder) {
+  use_cluster(3, 1);
+  const ArrayId a = array("a", Point{12}, dist::block(4));
+  LaunchRequest r = launch("global i => read a[i]", {"a"}, {a}, Rect(Point{0}, Point{12}),
+                           Point{2}, work::block(2));
+  r.scalar_reduction = ScalarReduction{8, FoldOp::kCustom, HostBufferId{42}};
+  const Plan& p = submit(r);
+  PlanQuery q(p);
+  // Two superblocks per worker: one fold of the second partial into the first, per worker.
+  EXPECT_EQ(q.count(kind<FoldTask>()), 3u);
+  const auto to_host = q.select_all(kind<HostReadTask>());
+  ASSERT_EQ(to_host.count(), 3u);
+  const auto reads = to_host.tasks();
+  for (const Task* t : reads) {
+    EXPECT_EQ(t->worker, WorkerId(0));
+    EXPECT_TRUE(std::get<HostReadTask>(t->kind).fold);
+    EXPECT_EQ(std::get<HostReadTask>(t->kind).buffer.value, 42u);
+  }
+  EXPECT_TRUE(q.select_all(with_id(reads[0]->id)).precedes(q.select_all(with_id(reads[1]->id))));
+  EXPECT_TRUE(q.select_all(with_id(reads[1]->id)).precedes(q.select_all(with_id(reads[2]->id))));
+  EXPECT_EQ(p.completion, (std::vector<TaskId>{reads[0]->id, reads[1]->id, reads[2]->id}));
+  EXPECT_EQ(q.count(kind<SendTask>()), 2u);
+}
+
+TEST_F(GraphReduction, MinAndMaxStartFromTheExtremes) {
+  int32_t v = 0;
+  auto bytes = fold_identity(FoldOp::kMin, DataType::kInt32);
+  std::memcpy(&v, bytes.data(), 4);
+  EXPECT_EQ(v, std::numeric_limits<int32_t>::max());
+  bytes = fold_identity(FoldOp::kMax, DataType::kInt32);
+  std::memcpy(&v, bytes.data(), 4);
+  EXPECT_EQ(v, std::numeric_limits<int32_t>::lowest());
+  double d = 0;
+  bytes = fold_identity(FoldOp::kMax, DataType::kFloat64);
+  std::memcpy(&d, bytes.data(), 8);
+  EXPECT_EQ(d, -std::numeric_limits<double>::infinity());
+  bytes = fold_identity(FoldOp::kProd, DataType::kFloat32);
+  float f = 0;
+  std::memcpy(&f, bytes.data(), 4);
+  EXPECT_EQ(f, 1.0f);
+}
+
+}  // namespace
+}  // namespace lightning::planner::testing
