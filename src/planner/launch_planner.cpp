@@ -9,8 +9,11 @@ namespace lightning::planner {
 
 namespace {
 
-uint64_t bytes_of(const ArrayState& array, const Rect& box) {
-  return static_cast<uint64_t>(box.volume()) * array.element_size();
+// A temporary of `array`'s element type holding `box`.
+ChunkRef temporary_of(PlanBuilder& builder, const ArrayState& array, const Rect& box,
+                      DeviceId device, WorkerId worker) {
+  return builder.create_temporary(array.id, box, device, worker, array.type,
+                                  static_cast<uint32_t>(array.element_size()));
 }
 
 }  // namespace
@@ -39,8 +42,7 @@ ChunkRef LaunchPlanner::chunk_for_read(const ArrayState& array, const Rect& regi
   if (found && array.chunk_worker[*found] == worker) return chunk_ref(array, *found);
   const ReadKey key{array.id.value(), worker, region};
   if (auto it = read_temporaries_.find(key); it != read_temporaries_.end()) return it->second;
-  const ChunkRef temp =
-      builder_.create_temporary(array.id, region, device, worker, bytes_of(array, region));
+  const ChunkRef temp = temporary_of(builder_, array, region, device, worker);
   mover_.assemble(array, region, temp);
   read_temporaries_.emplace(key, temp);
   return temp;
@@ -56,8 +58,7 @@ ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array,
     pending_.push_back({&array, region, chunk, *found});
     return chunk;
   }
-  const ChunkRef temp =
-      builder_.create_temporary(array.id, region, device, worker, bytes_of(array, region));
+  const ChunkRef temp = temporary_of(builder_, array, region, device, worker);
   // Elements the kernel may leave alone must keep their values when the temporary is
   // scattered back: fetch them unless the pattern is known to cover the region.
   if (access.mode == annotation::AccessMode::kReadWrite || !access.exact)
@@ -114,8 +115,7 @@ std::vector<TaskId> LaunchPlanner::plan() {
           break;
         case annotation::AccessMode::kReduce: {
           const FoldOp op = fold_op_of(access.op);
-          chunk = builder_.create_temporary(array.id, access.region, sb.device, worker,
-                                            bytes_of(array, access.region));
+          chunk = temporary_of(builder_, array, access.region, sb.device, worker);
           builder_.add(worker, FillTask{chunk.id, access.region, fold_identity(op, array.type)});
           partials_[k].push_back({chunk, sb.device});
           break;
@@ -125,7 +125,8 @@ std::vector<TaskId> LaunchPlanner::plan() {
     }
     if (request_.scalar_reduction) {
       const ChunkRef partial = builder_.create_temporary(
-          ArrayId(), Rect(), sb.device, worker, request_.scalar_reduction->value_bytes);
+          ArrayId(), Rect(), sb.device, worker, DataType::kUInt8,
+          static_cast<uint32_t>(request_.scalar_reduction->value_bytes));
       exec.scalar_partial = partial.id;
       scalar_partials_.push_back({partial, sb.device});
     }

@@ -37,9 +37,10 @@ TaskId PlanBuilder::add(WorkerId worker, TaskKind kind, const std::vector<TaskId
 }
 
 ChunkRef PlanBuilder::create_temporary(ArrayId array, const Rect& box, DeviceId device,
-                                       WorkerId worker, uint64_t bytes) {
+                                       WorkerId worker, DataType type, uint32_t element_size) {
   const ChunkRef ref{ChunkId(next_chunk_++), worker, box};
-  add(worker, CreateChunkTask{ref.id, array, box, device, true, bytes});
+  const uint64_t bytes = static_cast<uint64_t>(box.volume()) * element_size;
+  add(worker, CreateChunkTask{ref.id, array, box, device, true, bytes, type, element_size});
   temporaries_.push_back(ref);
   return ref;
 }

@@ -35,7 +35,7 @@ class PlanBuilder {
 
   /// Creates a temporary chunk (CreateChunk task), deleted by finish().
   ChunkRef create_temporary(ArrayId array, const Rect& box, DeviceId device, WorkerId worker,
-                            uint64_t bytes);
+                            DataType type, uint32_t element_size);
   /// A fresh Send/Recv tag.
   uint64_t next_tag() { return next_tag_++; }
   /// A fresh chunk id (for an array's chunks).

@@ -18,15 +18,19 @@ struct Overloaded : F... {
 template <class... F>
 Overloaded(F...) -> Overloaded<F...>;
 
-// Calls chunk(ChunkId&), tag(uint64_t&), launch(LaunchId&) and host(HostBufferId&) on every
-// id a task holds: the one place that knows which fields are ids.
-template <class Chunk, class Tag, class Launch, class Host>
-void remap_ids(TaskKind& kind, Chunk&& chunk, Tag&& tag, Launch&& launch, Host&& host) {
+// Calls chunk(ChunkId&), array(ArrayId&), tag(uint64_t&), launch(LaunchId&) and
+// host(HostBufferId&) on every id a task holds: the one place that knows which fields are ids.
+template <class Chunk, class Array, class Tag, class Launch, class Host>
+void remap_ids(TaskKind& kind, Chunk&& chunk, Array&& array, Tag&& tag, Launch&& launch,
+               Host&& host) {
   auto maybe_chunk = [&](ChunkId& c) {
     if (c.valid()) chunk(c);
   };
   std::visit(Overloaded{
-                 [&](CreateChunkTask& t) { chunk(t.chunk); },
+                 [&](CreateChunkTask& t) {
+                   chunk(t.chunk);
+                   if (t.array.valid()) array(t.array);
+                 },
                  [&](DeleteChunkTask& t) { chunk(t.chunk); },
                  [&](ExecuteTask& t) {
                    launch(t.launch);
@@ -160,10 +164,20 @@ PlanTemplate record_template(const Plan& plan, const PlanBuilder& builder,
     throw Error(ErrorKind::kInternal, "plan template: chunk " + c.to_string() +
                                           " belongs to no argument and is no temporary");
   };
+  // Arrays as the position of the first parameter passing them, plus one.
+  auto symbolic_array = [&](ArrayId& a) {
+    for (size_t p = 0; p < arrays.size(); ++p)
+      if (arrays[p] && arrays[p]->id == a) {
+        a = ArrayId(p + 1);
+        return;
+      }
+    throw Error(ErrorKind::kInternal,
+                "plan template: array " + a.to_string() + " is no argument of the launch");
+  };
   for (const Task* t : ordered) {
     PlanTemplate::Entry e{t->worker, t->kind, {}};
     remap_ids(
-        e.kind, symbolic_chunk,
+        e.kind, symbolic_chunk, symbolic_array,
         [&](uint64_t& tag) {
           tag -= recorded.first_tag;
           max_tag = std::max(max_tag, tag);
@@ -201,7 +215,8 @@ std::vector<TaskId> replay_template(const PlanTemplate& tmpl, PlanBuilder& build
   for (const PlanTemplate::Entry& e : tmpl.tasks) {
     TaskKind kind = e.kind;
     remap_ids(
-        kind, real_chunk, [&](uint64_t& tag) { tag += tag_base; },
+        kind, real_chunk, [&](ArrayId& a) { a = arrays[a.value() - 1]->id; },
+        [&](uint64_t& tag) { tag += tag_base; },
         [&](LaunchId& l) { l = launch; }, [&](HostBufferId& h) { h = result; });
     deps.clear();
     for (uint32_t d : e.explicit_deps) deps.push_back(ids[d]);

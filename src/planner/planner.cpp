@@ -78,7 +78,8 @@ std::pair<ArrayId, Plan> Planner::create_array(const ArrayDesc& desc) {
     state.chunk_ids.push_back(b.next_chunk());
     state.chunk_worker.push_back(worker);
     b.add(worker, CreateChunkTask{state.chunk_ids.back(), state.id, c.box, c.device, false,
-                                  static_cast<uint64_t>(c.box.volume()) * size_of(desc.type)});
+                                  static_cast<uint64_t>(c.box.volume()) * size_of(desc.type),
+                                  desc.type, static_cast<uint32_t>(size_of(desc.type))});
   }
   const ArrayId id = state.id;
   arrays_.emplace(id, std::move(state));

@@ -15,9 +15,8 @@ Partial fold_group(PlanBuilder& builder, const ArrayState& array, FoldOp op,
   if (inputs.size() == 1) return inputs.front();
   Rect box = Rect::empty_of_rank(array.layout->rank());
   for (const Partial& p : inputs) box = box.bounding_union(p.chunk.box);
-  const ChunkRef acc = builder.create_temporary(array.id, box, device, worker,
-                                                static_cast<uint64_t>(box.volume()) *
-                                                    array.element_size());
+  const ChunkRef acc = builder.create_temporary(array.id, box, device, worker, array.type,
+                                                array.element_size());
   builder.add(worker, FillTask{acc.id, box, fold_identity(op, array.type)});
   for (const Partial& p : inputs)
     builder.add(worker, FoldTask{p.chunk.id, acc.id, p.chunk.box, op, {}, false});
@@ -60,9 +59,9 @@ void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayS
       touched = touched.bounding_union(piece);
       ChunkRef src = acc.chunk;
       if (src.worker != dst.worker) {
-        const ChunkRef landing = builder.create_temporary(
-            array.id, piece, layout[home].device, dst.worker,
-            static_cast<uint64_t>(piece.volume()) * array.element_size());
+        const ChunkRef landing =
+            builder.create_temporary(array.id, piece, layout[home].device, dst.worker, array.type,
+                                     array.element_size());
         builder.transfer(src, landing, piece);
         src = landing;
       }
@@ -92,7 +91,8 @@ std::vector<TaskId> plan_scalar_reduction(PlanBuilder& builder, LaunchId launch,
     ChunkRef on_driver = acc;
     if (acc.worker != driver) {
       on_driver = builder.create_temporary(ArrayId(), Rect(), driver_device, driver,
-                                           reduction.value_bytes);
+                                           DataType::kUInt8,
+                                           static_cast<uint32_t>(reduction.value_bytes));
       builder.transfer(acc, on_driver, Rect());
     }
     HostReadTask read{on_driver.id, reduction.result, Rect(), Rect(), true, reduction.op, launch};

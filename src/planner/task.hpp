@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/rect.hpp"
 
@@ -40,6 +41,8 @@ struct CreateChunkTask {
   DeviceId device;       ///< where it prefers to live
   bool temporary = false;
   uint64_t bytes = 0;    ///< box volume times element size (rank 0: value size)
+  DataType type = DataType::kUInt8;  ///< element type (scalar reduction values: bytes)
+  uint32_t element_size = 1;         ///< bytes per element (rank 0: the whole value)
 };
 
 /// Free a chunk's memory and spill files.
