@@ -1,0 +1,293 @@
+#include "backend/host/region_ops.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+
+#include "core/error.hpp"
+
+namespace lightning::host {
+namespace {
+
+/// One buffer an operation touches, for checking and for messages.
+struct Side {
+  const char* role;  ///< "destination", "source", "packed buffer"
+  const void* data;
+  Rect box;
+  size_t elem_size;
+};
+
+std::string describe_sides(std::initializer_list<Side> sides) {
+  std::string s;
+  for (const Side& side : sides) {
+    if (!s.empty()) s += ", ";
+    s += side.role;
+    s += " box ";
+    s += side.box.to_string();
+    s += " (" + std::to_string(side.elem_size) + "-byte elements)";
+  }
+  return s;
+}
+
+[[noreturn]] void fail(const char* op, const std::string& what, const Rect& region,
+                       std::initializer_list<Side> sides) {
+  throw Error(ErrorKind::kInternal, std::string(op) + ": " + what + " (region " +
+                                        region.to_string() + "; " + describe_sides(sides) + ")");
+}
+
+/// Checks the common contract: equal ranks and element sizes, region inside every box, data
+/// present where the region is not empty.
+void check(const char* op, const Rect& region, std::initializer_list<Side> sides) {
+  const Side& first = *sides.begin();
+  for (const Side& side : sides) {
+    if (side.box.rank() != region.rank())
+      fail(op,
+           std::string("rank mismatch: the region has rank ") + std::to_string(region.rank()) +
+               ", the " + side.role + " box rank " + std::to_string(side.box.rank()),
+           region, sides);
+    if (side.elem_size == 0)
+      fail(op, std::string("zero element size in the ") + side.role, region, sides);
+    if (side.elem_size != first.elem_size) fail(op, "element size mismatch", region, sides);
+  }
+  for (const Side& side : sides) {
+    if (!side.box.contains(region))
+      fail(op, std::string("region not inside the ") + side.role + " box", region, sides);
+    if (!region.empty() && side.data == nullptr)
+      fail(op, std::string("null ") + side.role + " data", region, sides);
+  }
+}
+
+/// Calls f(offsets, run) for every maximal run of `region` that is contiguous in each of the
+/// N boxes: offsets[b] is the run's first element's index in box b's row-major order, run its
+/// length in elements. The run covers the last axis of the region and extends outward over
+/// every axis whose inner axes the region spans entirely in all boxes.
+template <size_t N, class F>
+void for_each_run(const Rect& region, const std::array<Rect, N>& boxes, F&& f) {
+  if (region.empty()) return;
+  std::array<int64_t, N> offsets{};
+  const int rank = region.rank();
+  if (rank == 0) {
+    f(offsets, int64_t{1});
+    return;
+  }
+  const Point extent = region.extent();
+  std::array<std::array<int64_t, kMaxRank>, N> strides{};
+  for (size_t b = 0; b < N; ++b) {
+    const Point box_extent = boxes[b].extent();
+    int64_t stride = 1;
+    for (int a = rank - 1; a >= 0; --a) {
+      strides[b][a] = stride;
+      stride *= box_extent[a];
+    }
+  }
+  // Axes [inner, rank) form one contiguous run; axes [0, inner) are iterated.
+  int inner = rank - 1;
+  int64_t run = extent[rank - 1];
+  while (inner > 0) {
+    bool spans_all = true;
+    for (size_t b = 0; b < N; ++b)
+      if (boxes[b].extent()[inner] != extent[inner]) spans_all = false;
+    if (!spans_all) break;
+    --inner;
+    run *= extent[inner];
+  }
+  Point p = region.lo();
+  for (;;) {
+    for (size_t b = 0; b < N; ++b) {
+      int64_t o = 0;
+      for (int a = 0; a < rank; ++a) o += (p[a] - boxes[b].lo()[a]) * strides[b][a];
+      offsets[b] = o;
+    }
+    f(static_cast<const std::array<int64_t, N>&>(offsets), run);
+    int a = inner - 1;
+    while (a >= 0 && ++p[a] == region.hi()[a]) {
+      p[a] = region.lo()[a];
+      --a;
+    }
+    if (a < 0) return;
+  }
+}
+
+/// copy_region with the operation's own name and buffer roles in messages.
+void copy_checked(const char* op, const char* dst_role, const char* src_role, BoxBuffer dst,
+                  ConstBoxBuffer src, const Rect& region) {
+  check(
+      op, region,
+      {{dst_role, dst.data, dst.box, dst.elem_size}, {src_role, src.data, src.box, src.elem_size}});
+  auto* d = static_cast<unsigned char*>(dst.data);
+  const auto* s = static_cast<const unsigned char*>(src.data);
+  const size_t elem = dst.elem_size;
+  for_each_run<2>(region, {dst.box, src.box}, [&](const std::array<int64_t, 2>& off, int64_t run) {
+    std::memcpy(d + static_cast<size_t>(off[0]) * elem, s + static_cast<size_t>(off[1]) * elem,
+                static_cast<size_t>(run) * elem);
+  });
+}
+
+// ---- fold ----------------------------------------------------------------------------------
+
+template <class T>
+T load(const unsigned char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  return v;
+}
+template <class T>
+void store(unsigned char* p, T v) {
+  std::memcpy(p, &v, sizeof(T));
+}
+
+template <class T>
+T wrapping_add(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  else
+    return a + b;
+}
+template <class T>
+T wrapping_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  else
+    return a * b;
+}
+/// IEEE 754-2019 minimum for floating point (NaN propagates, -0 < +0); the order for integers.
+template <class T>
+T minimum(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+    if (a == b) return std::signbit(a) ? a : b;
+  }
+  return b < a ? b : a;
+}
+template <class T>
+T maximum(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+    if (a == b) return std::signbit(a) ? b : a;
+  }
+  return a < b ? b : a;
+}
+
+template <class T, class Op>
+void fold_run(unsigned char* dst, const unsigned char* src, int64_t n, Op op) {
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t o = static_cast<size_t>(i) * sizeof(T);
+    store<T>(dst + o, op(load<T>(dst + o), load<T>(src + o)));
+  }
+}
+
+template <class T>
+void fold_typed(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, planner::FoldOp op) {
+  auto* d = static_cast<unsigned char*>(dst.data);
+  const auto* s = static_cast<const unsigned char*>(src.data);
+  auto apply = [&](auto fn) {
+    for_each_run<2>(region, {dst.box, src.box},
+                    [&](const std::array<int64_t, 2>& off, int64_t run) {
+                      fold_run<T>(d + off[0] * sizeof(T), s + off[1] * sizeof(T), run, fn);
+                    });
+  };
+  switch (op) {
+    case planner::FoldOp::kSum:
+      return apply([](T a, T b) { return wrapping_add(a, b); });
+    case planner::FoldOp::kProd:
+      return apply([](T a, T b) { return wrapping_mul(a, b); });
+    case planner::FoldOp::kMin:
+      return apply([](T a, T b) { return minimum(a, b); });
+    case planner::FoldOp::kMax:
+      return apply([](T a, T b) { return maximum(a, b); });
+    case planner::FoldOp::kCustom:
+      break;
+  }
+  throw Error(ErrorKind::kInternal, "fold_region: unknown fold operator");
+}
+
+}  // namespace
+
+void copy_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region) {
+  copy_checked("copy_region", "destination", "source", dst, src, region);
+}
+
+void fill_region(BoxBuffer dst, const Rect& region, const void* value) {
+  check("fill_region", region, {{"destination", dst.data, dst.box, dst.elem_size}});
+  if (value == nullptr && !region.empty())
+    fail("fill_region", "null fill value", region,
+         {{"destination", dst.data, dst.box, dst.elem_size}});
+  auto* d = static_cast<unsigned char*>(dst.data);
+  const size_t elem = dst.elem_size;
+  const auto* v = static_cast<const unsigned char*>(value);
+  bool uniform_bytes = true;  // e.g. zero: memset does the whole run
+  for (size_t i = 1; i < elem; ++i)
+    if (v != nullptr && v[i] != v[0]) uniform_bytes = false;
+  for_each_run<1>(region, {dst.box}, [&](const std::array<int64_t, 1>& off, int64_t run) {
+    unsigned char* p = d + static_cast<size_t>(off[0]) * elem;
+    const size_t total = static_cast<size_t>(run) * elem;
+    if (uniform_bytes) {
+      std::memset(p, v[0], total);
+      return;
+    }
+    // One element, then doubling copies of what is already written.
+    std::memcpy(p, v, elem);
+    for (size_t done = elem; done < total;) {
+      const size_t n = std::min(done, total - done);
+      std::memcpy(p + done, p, n);
+      done += n;
+    }
+  });
+}
+
+void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, planner::FoldOp op,
+                 DataType type) {
+  check("fold_region", region,
+        {{"destination", dst.data, dst.box, dst.elem_size},
+         {"source", src.data, src.box, src.elem_size}});
+  if (dst.elem_size != size_of(type))
+    fail("fold_region",
+         std::string("element size does not match type ") + std::string(name_of(type)), region,
+         {{"destination", dst.data, dst.box, dst.elem_size},
+          {"source", src.data, src.box, src.elem_size}});
+  if (op == planner::FoldOp::kCustom)
+    fail("fold_region", "a custom reducer cannot fold array elements", region,
+         {{"destination", dst.data, dst.box, dst.elem_size},
+          {"source", src.data, src.box, src.elem_size}});
+  switch (type) {
+    case DataType::kInt8:
+      return fold_typed<int8_t>(dst, src, region, op);
+    case DataType::kInt16:
+      return fold_typed<int16_t>(dst, src, region, op);
+    case DataType::kInt32:
+      return fold_typed<int32_t>(dst, src, region, op);
+    case DataType::kInt64:
+      return fold_typed<int64_t>(dst, src, region, op);
+    case DataType::kUInt8:
+      return fold_typed<uint8_t>(dst, src, region, op);
+    case DataType::kUInt16:
+      return fold_typed<uint16_t>(dst, src, region, op);
+    case DataType::kUInt32:
+      return fold_typed<uint32_t>(dst, src, region, op);
+    case DataType::kUInt64:
+      return fold_typed<uint64_t>(dst, src, region, op);
+    case DataType::kFloat32:
+      return fold_typed<float>(dst, src, region, op);
+    case DataType::kFloat64:
+      return fold_typed<double>(dst, src, region, op);
+  }
+  throw Error(ErrorKind::kInternal, "fold_region: unknown data type");
+}
+
+void pack_region(void* out, ConstBoxBuffer src, const Rect& region) {
+  copy_checked("pack_region", "packed buffer", "source", BoxBuffer{out, region, src.elem_size}, src,
+               region);
+}
+
+void unpack_region(BoxBuffer dst, const void* in, const Rect& region) {
+  copy_checked("unpack_region", "destination", "packed buffer", dst,
+               ConstBoxBuffer{in, region, dst.elem_size}, region);
+}
+
+}  // namespace lightning::host

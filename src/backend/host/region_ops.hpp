@@ -1,0 +1,71 @@
+// Data movement over row-major buffers of boxes: what Copy, Fill, Fold, HostWrite/HostRead and
+// Send/Recv tasks do to bytes on the host, whatever memory the bytes came from.
+#pragma once
+
+#include <cstddef>
+
+#include "core/data_type.hpp"
+#include "core/rect.hpp"
+#include "planner/task.hpp"
+
+namespace lightning::host {
+
+/// Writable bytes holding the elements of `box` row-major (last axis fastest): the element at
+/// point p is at byte offset elem_size * row_major_index(p - box.lo(), box.extent()). A rank-0
+/// box holds one element. `data` may be null only when the box is empty.
+struct BoxBuffer {
+  void* data = nullptr;
+  Rect box;
+  size_t elem_size = 0;
+};
+
+/// The read-only variant; every BoxBuffer converts to it.
+struct ConstBoxBuffer {
+  const void* data = nullptr;
+  Rect box;
+  size_t elem_size = 0;
+
+  ConstBoxBuffer() = default;
+  ConstBoxBuffer(const void* d, const Rect& b, size_t e) : data(d), box(b), elem_size(e) {}
+  ConstBoxBuffer(const BoxBuffer& b)  // NOLINT(google-explicit-constructor): like T* -> const T*
+      : data(b.data), box(b.box), elem_size(b.elem_size) {}
+};
+
+// Common contract of the functions below. `region` is in the same (global) coordinates as the
+// boxes and must lie inside every box it is applied to; all ranks and element sizes must agree
+// and element sizes must be non-zero. Violations throw Error(kInternal) naming the operation,
+// the region and both boxes; nothing is written then. An empty region does nothing (after the
+// checks). Source and destination bytes must not overlap.
+//
+// Runs of elements contiguous in every buffer involved are handled as one block: a run is the
+// region's extent along the last axis, extended over the next axes outward as long as the
+// region spans the whole box along every axis inside (so a region of full rows of both
+// buffers moves with a single memcpy).
+
+/// dst[p] = src[p] for every p in `region`.
+void copy_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region);
+
+/// dst[p] = *value for every p in `region`; `value` points at one element (dst.elem_size
+/// bytes) outside dst.
+void fill_region(BoxBuffer dst, const Rect& region, const void* value);
+
+/// dst[p] = dst[p] op src[p] for every p in `region`, on elements of `type` (both element sizes
+/// must be size_of(type)). Elements are loaded and stored with memcpy: no alignment needed.
+///   - kSum, kProd on integers wrap around modulo 2^bits (two's complement), never UB.
+///   - kMin, kMax on integers: the usual order.
+///   - kMin, kMax on floating point follow IEEE 754-2019 minimum/maximum: a NaN operand gives
+///     NaN (dst's NaN when both are), and -0 < +0. So the operation is commutative and
+///     associative, and a reduction's result does not depend on the shape of its fold tree.
+///   - kCustom (a launch's reducer) is not an element-wise array operation: Error(kInternal).
+void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, planner::FoldOp op,
+                 DataType type);
+
+/// Writes the elements of `region` of src to `out`, densely, row-major over `region`
+/// (region.volume() * src.elem_size bytes): the payload of a Send.
+void pack_region(void* out, ConstBoxBuffer src, const Rect& region);
+
+/// The inverse of pack_region: reads region.volume() * dst.elem_size bytes from `in` into the
+/// elements of `region` of dst: the payload of a Recv.
+void unpack_region(BoxBuffer dst, const void* in, const Rect& region);
+
+}  // namespace lightning::host

@@ -1,0 +1,54 @@
+// A named pool of worker threads owned by one object: no global state.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace lightning::host {
+
+/// Runs submitted jobs on `threads` threads, in submission order (first in, first started).
+///
+/// Threads are named for debuggers and profilers (pthread_setname_np, at most 15 characters):
+/// "<name>" for a pool of one thread, "<name>#<i>" otherwise, the name shortened to fit.
+///
+/// Exceptions: a job must not throw. An exception escaping a job is a bug in the caller; the
+/// pool prints the pool's name and the exception's what() to stderr and calls std::terminate
+/// (as std::thread does). Code that must survive failures catches in the job: Executor does,
+/// and hands the exception to its completion callback.
+///
+/// Destruction finishes every queued job, including jobs that running jobs submit meanwhile,
+/// then joins the threads. submit() may be called from any thread, jobs included, until the
+/// destructor has begun (afterwards only from jobs of this pool). A pool must not be destroyed
+/// by one of its own jobs (it would join its own thread).
+class ThreadPool {
+ public:
+  /// Starts `threads` threads (at least 1; Error(kInvalidArgument) otherwise).
+  ThreadPool(std::string name, int threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  /// Queues a job; it runs on one of the pool's threads. An empty job: Error(kInvalidArgument).
+  void submit(std::function<void()> job);
+
+  const std::string& name() const { return name_; }
+  int size() const { return count_; }
+
+ private:
+  void run(int index);
+
+  std::string name_;
+  int count_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;  // last: started once everything above exists
+};
+
+}  // namespace lightning::host

@@ -1,0 +1,251 @@
+#include "driver/driver.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "worker/kernel_registry.hpp"
+#include "worker/trace_writer.hpp"
+#include "worker/worker.hpp"
+
+namespace lightning::driver {
+
+namespace {
+
+DeviceSet device_set_for(const Config& config, int workers) {
+  if (workers < 1) throw Error(ErrorKind::kInvalidArgument, "a driver needs at least one worker");
+  switch (config.devices.kind) {
+    case DeviceSelection::Kind::kAuto:
+      return DeviceSet::uniform(workers, 1);
+    case DeviceSelection::Kind::kHost:
+      return DeviceSet::uniform(workers, config.devices.host_count);
+    case DeviceSelection::Kind::kCuda:
+      break;
+  }
+  throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
+                                      "': this build runs on host devices only (host:N); the "
+                                      "CUDA backend is not available yet");
+}
+
+// Without a cap, an emulated device may use a fair share of the machine's memory: pools are
+// reserved, not touched, so an unused share costs nothing.
+uint64_t default_device_memory(size_t devices) {
+  const uint64_t physical =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return std::max<uint64_t>(uint64_t{64} << 20, physical / (2 * std::max<size_t>(devices, 1)));
+}
+
+}  // namespace
+
+Driver::Driver(const Config& config, int workers)
+    : config_(config), planner_(device_set_for(config, workers)) {
+  set_log_level(config.log);
+  if (!config.trace.empty()) trace_ = std::make_unique<worker::TraceWriter>(0, "lightning");
+  const DeviceSet& devices = planner_.devices();
+  const uint64_t device_bytes =
+      config.device_memory.value_or(default_device_memory(devices.size()));
+  for (int w = 0; w < workers; ++w) {
+    worker::WorkerOptions o;
+    o.id = WorkerId(w);
+    o.devices = devices.devices_of(WorkerId(w));
+    for (DeviceId d : o.devices) o.memory.devices.push_back({d, device_bytes});
+    o.memory.host_bytes = config.host_memory;
+    o.memory.spill_dir = config.spill_dir;
+    o.staging_limit = config.staging_limit;
+    o.trace = trace_.get();
+    workers_.push_back(std::make_unique<worker::Worker>(
+        std::move(o), transport_,
+        [this](WorkerId wk, TaskId t, const std::string& e) { on_completed(wk, t, e); }));
+  }
+  log().info("driver: {} worker(s), devices {}", workers, devices.describe());
+}
+
+Driver::~Driver() {
+  try {
+    fence();
+  } catch (const std::exception& e) {
+    log().error("errors not collected before shutdown: {}", e.what());
+  }
+  workers_.clear();
+  if (trace_) trace_->flush(config_.trace);
+}
+
+void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& context) {
+  auto shared = std::make_shared<const worker::FragmentContext>(context);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    outstanding_ += plan.task_count();
+    for (TaskId t : plan.completion) waiting_.insert(t);
+  }
+  for (size_t w = 0; w < plan.fragments.size(); ++w)
+    if (!plan.fragments[w].empty()) workers_[w]->submit(plan.fragments[w], shared);
+}
+
+void Driver::on_completed(WorkerId worker, TaskId task, const std::string& error) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    waiting_.erase(task);
+    if (task.valid()) --outstanding_;
+    if (!error.empty()) errors_.push_back(error);
+  }
+  completed_.notify_all();
+}
+
+void Driver::wait_for(const std::vector<TaskId>& tasks) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  completed_.wait(lock, [&] {
+    return std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
+  });
+}
+
+void Driver::throw_pending_error() {
+  std::vector<std::string> errors;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    errors.swap(errors_);
+  }
+  if (errors.empty()) return;
+  std::string message = errors.front();
+  if (errors.size() > 1)
+    message += "\n  (and " + std::to_string(errors.size() - 1) + " more failed or skipped tasks)";
+  throw Error(ErrorKind::kTask, message);
+}
+
+ArrayId Driver::create_array(const std::string& name, DataType type, const Point& extent,
+                             const DataDistribution& distribution) {
+  auto [id, plan] = planner_.create_array({name, type, extent, distribution});
+  arrays_[id] = {name, type, extent};
+  submit(plan, {});
+  return id;
+}
+
+void Driver::delete_array(ArrayId array) {
+  const planner::Plan plan = planner_.delete_array(array);
+  arrays_.erase(array);
+  submit(plan, {});
+}
+
+void Driver::fill(ArrayId array, const Rect& region, const void* value) {
+  const planner::ArrayState& a = planner_.array(array);
+  const auto* bytes = static_cast<const uint8_t*>(value);
+  submit(planner_.fill(array, region, {bytes, bytes + a.element_size()}), {});
+}
+
+void Driver::write(ArrayId array, const Rect& region, const void* host) {
+  const planner::HostBufferId buffer = next_buffer();
+  const planner::Plan plan = planner_.write_from_host(array, region, buffer);
+  worker::FragmentContext context;
+  context.host_buffers[buffer.value] = {const_cast<void*>(host), region,
+                                        planner_.array(array).element_size()};
+  submit(plan, context);
+  wait_for(plan.completion);
+}
+
+void Driver::read(ArrayId array, const Rect& region, void* host) {
+  const planner::HostBufferId buffer = next_buffer();
+  const planner::Plan plan = planner_.read_to_host(array, region, buffer);
+  worker::FragmentContext context;
+  context.host_buffers[buffer.value] = {host, region, planner_.array(array).element_size()};
+  submit(plan, context);
+  wait_for(plan.completion);
+  throw_pending_error();
+}
+
+void Driver::launch(const Launch& l) {
+  const worker::KernelInfo& info = worker::KernelRegistry::get(l.kernel);
+  const int rank = l.domain.rank();
+  const annotation::BoundAnnotation& bound =
+      annotations_.bind(info.annotation, info.signature, rank);
+
+  planner::LaunchRequest r;
+  r.kernel = l.kernel;
+  r.name = info.name;
+  r.annotation = &bound;
+  r.arrays = l.arrays;
+  r.arrays.resize(info.signature.params.size());
+  r.scalars.assign(info.signature.params.size(), 0);
+  const auto* bytes = static_cast<const uint8_t*>(l.functor);
+  for (const worker::ScalarSlot& s : info.scalars) {
+    int64_t v = 0;
+    switch (size_of(s.type)) {
+      case 1: { int8_t x; std::memcpy(&x, bytes + s.byte_offset, 1); v = x; break; }
+      case 2: { int16_t x; std::memcpy(&x, bytes + s.byte_offset, 2); v = x; break; }
+      case 4: { int32_t x; std::memcpy(&x, bytes + s.byte_offset, 4); v = x; break; }
+      default: std::memcpy(&v, bytes + s.byte_offset, 8); break;
+    }
+    r.scalars[s.param] = v;
+  }
+  r.domain = l.domain;
+  r.block_size = l.block_size;
+  if (r.block_size.rank() == 0) {
+    r.block_size = Point::filled(rank, 1);
+    r.block_size[rank - 1] = 256;
+  }
+  if (l.work) {
+    r.work = *l.work;
+  } else {  // follow the first array the kernel writes (or the first it reads)
+    const annotation::BoundArray* follow = nullptr;
+    for (const auto& a : bound.arrays())
+      if (!follow || (follow->mode == annotation::AccessMode::kRead &&
+                      a.mode != annotation::AccessMode::kRead))
+        follow = &a;
+    if (!follow)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "kernel '" + info.name + "' touches no array: give it a work distribution");
+    r.work = work::like(*planner_.array(r.arrays.at(follow->param)).layout);
+  }
+
+  worker::FragmentContext context;
+  auto data = std::make_shared<worker::LaunchData>();
+  data->kernel = l.kernel;
+  data->name = info.name;
+  data->functor.assign(bytes, bytes + info.functor_size);
+  data->extents.resize(info.signature.params.size());
+  for (size_t p = 0; p < r.arrays.size(); ++p)
+    if (r.arrays[p].valid() && planner_.has_array(r.arrays[p]))
+      data->extents[p] = planner_.array(r.arrays[p]).extent;
+
+  const bool reduces = info.reducer.value_size > 0;
+  planner::HostBufferId result;
+  if (reduces) {
+    if (!l.result)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "kernel '" + info.name + "' reduces to a value, but the launch gives no result");
+    result = next_buffer();
+    r.scalar_reduction =
+        planner::ScalarReduction{info.reducer.value_size, planner::FoldOp::kCustom, result};
+  }
+  const planner::Plan plan = planner_.launch(r);  // throws before anything is submitted
+  context.launches[plan.request] = std::move(data);
+  if (reduces) {
+    info.reducer.init(l.result);
+    context.host_buffers[result.value] = {l.result, Rect(), info.reducer.value_size};
+  }
+  submit(plan, context);
+  if (reduces) {
+    wait_for(plan.completion);
+    throw_pending_error();
+  }
+}
+
+std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
+  std::vector<worker::Worker::MemoryReport> reports;
+  for (auto& w : workers_) reports.push_back(w->memory_report());
+  return reports;
+}
+
+void Driver::fence() {
+  const planner::Plan plan = planner_.fence();
+  submit(plan, {});
+  wait_for(plan.completion);
+  TaskId last;
+  for (TaskId t : plan.completion)
+    if (!last.valid() || last < t) last = t;
+  if (last.valid()) planner_.retire_before(TaskId(last.value() + 1));
+  throw_pending_error();
+}
+
+}  // namespace lightning::driver

@@ -1,0 +1,108 @@
+// The driver: the application's side of the runtime. Plans requests and hands the fragments
+// to the workers; waits where the application must (host reads, scalar results, fences).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "annotation/annotation_cache.hpp"
+#include "comm/loopback_transport.hpp"
+#include "core/config.hpp"
+#include "core/ids.hpp"
+#include "distribution/data_distribution.hpp"
+#include "distribution/work_distribution.hpp"
+#include "planner/planner.hpp"
+#include "worker/fragment_context.hpp"
+#include "worker/trace_writer.hpp"
+#include "worker/worker.hpp"
+
+
+namespace lightning::driver {
+
+/// One kernel launch as the application describes it.
+struct Launch {
+  KernelId kernel;                  ///< a registered kernel (worker::KernelRegistry)
+  const void* functor = nullptr;    ///< its bytes (KernelInfo::functor_size of them)
+  std::vector<ArrayId> arrays;      ///< per signature parameter; invalid for scalars
+  Rect domain;                      ///< thread indices
+  Point block_size;                 ///< default: 256 along the last axis, 1 elsewhere
+  std::optional<WorkDistribution> work;  ///< default: like the first written array
+  void* result = nullptr;           ///< for reduction kernels: where the value goes
+};
+
+/// Runs requests on the workers of this process (the in-process driver; with MPI, rank 0's).
+///
+/// Launches, fills, writes and deletes return at once and run in order of their data; reads,
+/// scalar reductions and fence() wait. A task that fails makes the next fence(), read() or
+/// reduction throw Error(kTask) naming the kernel and superblock; the runtime stays usable.
+class Driver {
+ public:
+  /// `workers` workers in this process (each with Config::devices's devices), joined by an
+  /// in-process transport. Throws Error(kConfig) for devices this build cannot drive.
+  explicit Driver(const Config& config, int workers = 1);
+  ~Driver();
+  Driver(const Driver&) = delete;
+  Driver& operator=(const Driver&) = delete;
+
+  const DeviceSet& devices() const { return planner_.devices(); }
+
+  ArrayId create_array(const std::string& name, DataType type, const Point& extent,
+                       const DataDistribution& distribution);
+  /// Frees the array once every task using it has run.
+  void delete_array(ArrayId array);
+  /// Sets `region` to `value` (one element's bytes).
+  void fill(ArrayId array, const Rect& region, const void* value);
+  /// Copies `host` (`region`, row-major) into the array; returns when `host` may be reused.
+  void write(ArrayId array, const Rect& region, const void* host);
+  /// Copies `region` (row-major) into `host`; returns when it is there.
+  void read(ArrayId array, const Rect& region, void* host);
+  /// Launches a kernel; returns at once, except for reductions, which wait for the value.
+  void launch(const Launch& launch);
+  /// Waits for everything submitted so far; throws the first task error since the last one.
+  void fence();
+
+  /// Number of arrays alive (for tests).
+  size_t array_count() const { return arrays_.size(); }
+  /// Memory in use, spill files and counters of every worker (waits for their staging
+  /// threads): for tests and diagnostics.
+  std::vector<worker::Worker::MemoryReport> memory_reports();
+  /// The planner's cache counters.
+  planner::PlanCacheStats plan_cache_stats() const { return planner_.cache_stats(); }
+
+ private:
+  struct ArrayInfo {
+    std::string name;
+    DataType type;
+    Point extent;
+  };
+
+  void submit(const planner::Plan& plan, const worker::FragmentContext& context);
+  void wait_for(const std::vector<TaskId>& tasks);
+  void on_completed(WorkerId worker, TaskId task, const std::string& error);
+  void throw_pending_error();
+  planner::HostBufferId next_buffer() { return planner::HostBufferId{next_buffer_++}; }
+
+  Config config_;
+  planner::Planner planner_;
+  annotation::AnnotationCache annotations_;
+  std::unordered_map<ArrayId, ArrayInfo> arrays_;
+  comm::LoopbackTransport transport_;
+  std::unique_ptr<worker::TraceWriter> trace_;
+  std::vector<std::unique_ptr<worker::Worker>> workers_;
+  uint64_t next_buffer_ = 1;
+
+  // Completions from the workers' threads.
+  std::mutex mutex_;
+  std::condition_variable completed_;
+  std::unordered_set<TaskId> waiting_;    // tasks someone waits for, not yet completed
+  std::vector<std::string> errors_;       // task errors not yet reported
+  uint64_t outstanding_ = 0;              // tasks submitted, not yet completed
+};
+
+}  // namespace lightning::driver

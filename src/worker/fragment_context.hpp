@@ -1,0 +1,39 @@
+// What travels with a fragment besides its tasks: the bytes of its launches and, on the
+// driver's worker, the application's host buffers.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "core/point.hpp"
+#include "core/rect.hpp"
+
+namespace lightning::worker {
+
+/// One launch as the executors need it: which kernel, its functor's bytes (array handles are
+/// patched per superblock), and the extents of its array parameters.
+struct LaunchData {
+  KernelId kernel;
+  std::string name;
+  std::vector<uint8_t> functor;
+  std::vector<Point> extents;  ///< per signature parameter (rank 0 for scalars)
+};
+
+/// A buffer of the application on the driver: `box` of elements, row-major.
+struct HostBuffer {
+  void* data = nullptr;
+  Rect box;
+  size_t element_size = 0;
+};
+
+/// The launches and host buffers a fragment's tasks refer to.
+struct FragmentContext {
+  std::unordered_map<LaunchId, std::shared_ptr<const LaunchData>> launches;
+  std::unordered_map<uint64_t, HostBuffer> host_buffers;  ///< by HostBufferId value
+};
+
+}  // namespace lightning::worker

@@ -1,0 +1,38 @@
+// How a kind of device provides memory and moves bytes: the memory manager's only contact
+// with hardware. HostMemoryBackend emulates devices in host memory; the CUDA backend
+// implements the same calls with cuMemAlloc, pinned host memory and cuMemcpy.
+#pragma once
+
+#include <cstdint>
+
+#include "core/ids.hpp"
+#include "worker/memory_space.hpp"
+
+namespace lightning::worker {
+
+/// Memory and copies for one worker's devices and its host. Every call is synchronous.
+/// Throws lightning::Error (kOutOfMemory, kCuda, ...) on failure; never returns null.
+class MemoryBackend {
+ public:
+  virtual ~MemoryBackend() = default;
+
+  /// One big allocation of `bytes` on `device`, sub-allocated by the memory manager's pool.
+  /// Aligned to at least 256 bytes.
+  virtual void* allocate_device_pool(DeviceId device, uint64_t bytes) = 0;
+  virtual void free_device_pool(DeviceId device, void* pool) = 0;
+
+  /// Host memory for one chunk copy (pinned where the device kind benefits). Aligned to at
+  /// least 256 bytes; `bytes` may be 0 (a valid, unique pointer is still returned).
+  virtual void* allocate_host(uint64_t bytes) = 0;
+  virtual void free_host(void* p) = 0;
+
+  /// Copies `bytes` from `src` in `src_space` to `dst` in `dst_space` (device or host; the
+  /// disk is the manager's business). Returns when the copy is complete.
+  virtual void copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src_space,
+                    uint64_t bytes) = 0;
+
+  /// Sets `bytes` at `dst` in `space` (device or host) to zero.
+  virtual void fill_zero(void* dst, MemorySpace space, uint64_t bytes) = 0;
+};
+
+}  // namespace lightning::worker

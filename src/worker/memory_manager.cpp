@@ -1,0 +1,625 @@
+#include "worker/memory_manager.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <unordered_set>
+
+#include "core/error.hpp"
+#include "core/size_text.hpp"
+
+namespace lightning::worker {
+
+namespace {
+
+std::string token_text(uint64_t token) {
+  return "token " + std::to_string(token);
+}
+
+}  // namespace
+
+MemoryManager::MemoryManager(MemoryLimits limits, MemoryBackend& backend)
+    : backend_(backend), spill_(limits.spill_dir) {
+  try {
+    for (const auto& [device, bytes] : limits.devices) {
+      if (!device.valid())
+        throw Error(ErrorKind::kInvalidArgument, "memory manager: invalid device id");
+      if (!device_index_.emplace(device, memories_.size()).second)
+        throw Error(ErrorKind::kInvalidArgument,
+                    "memory manager: device " + device.to_string() + " is listed twice");
+      Memory mem;
+      mem.space = MemorySpace::of_device(device);
+      const uint64_t size = bytes / MemoryPool::kAlignment * MemoryPool::kAlignment;
+      mem.pool.emplace(size);
+      mem.capacity = size;
+      memories_.push_back(std::move(mem));
+      memories_.back().base = backend_.allocate_device_pool(device, size);
+    }
+    Memory host;
+    host.space = MemorySpace::host();
+    host.capacity = limits.host_bytes;
+    memories_.push_back(std::move(host));
+  } catch (...) {
+    for (Memory& m : memories_)
+      if (m.base != nullptr) backend_.free_device_pool(m.space.device, m.base);
+    throw;
+  }
+}
+
+MemoryManager::~MemoryManager() {
+  for (auto& [id, c] : chunks_) {
+    for (auto& [m, copy] : c.copies) {
+      try {
+        if (is_device(m)) continue;  // pool memory goes with the pool
+        backend_.free_host(copy.ptr);
+      } catch (...) {  // a destructor must not throw; the process is likely ending anyway
+      }
+    }
+  }
+  for (Memory& m : memories_) {
+    try {
+      if (m.base != nullptr) backend_.free_device_pool(m.space.device, m.base);
+    } catch (...) {
+    }
+  }
+}
+
+// ---- lookups ----------------------------------------------------------------------------
+
+size_t MemoryManager::memory_index(MemorySpace where, const char* what) const {
+  switch (where.kind) {
+    case MemorySpace::Kind::kHost:
+      return host_index();
+    case MemorySpace::Kind::kDevice: {
+      auto it = device_index_.find(where.device);
+      if (it != device_index_.end()) return it->second;
+      std::string known;
+      for (const Memory& m : memories_)
+        if (m.space.is_device()) known += (known.empty() ? "" : ", ") + m.space.device.to_string();
+      throw Error(ErrorKind::kInvalidArgument,
+                  std::string(what) + ": unknown device " + where.device.to_string() +
+                      " (this memory manager has " + (known.empty() ? "none" : known) + ")");
+    }
+    case MemorySpace::Kind::kDisk:
+      break;
+  }
+  throw Error(ErrorKind::kInvalidArgument,
+              std::string(what) + ": the disk is not a memory tasks can use (device or host)");
+}
+
+MemoryManager::Chunk& MemoryManager::chunk_ref(ChunkId chunk, const char* what) {
+  return const_cast<Chunk&>(static_cast<const MemoryManager*>(this)->chunk_ref(chunk, what));
+}
+
+const MemoryManager::Chunk& MemoryManager::chunk_ref(ChunkId chunk, const char* what) const {
+  auto it = chunks_.find(chunk);
+  if (it == chunks_.end())
+    throw Error(ErrorKind::kInvalidArgument,
+                std::string(what) + ": unknown chunk " + chunk.to_string());
+  return it->second;
+}
+
+uint64_t MemoryManager::footprint(size_t m, uint64_t bytes) const {
+  return is_device(m) ? MemoryPool::rounded(bytes) : bytes;
+}
+
+uint64_t MemoryManager::memory_used(size_t m) const {
+  return is_device(m) ? memories_[m].pool->used() : memories_[m].host_used;
+}
+
+uint64_t MemoryManager::chunk_bytes(ChunkId chunk) const {
+  return chunk_ref(chunk, "chunk_bytes").bytes;
+}
+
+std::vector<DeviceId> MemoryManager::devices() const {
+  std::vector<DeviceId> out;
+  for (const Memory& m : memories_)
+    if (m.space.is_device()) out.push_back(m.space.device);
+  return out;
+}
+
+// ---- chunks -----------------------------------------------------------------------------
+
+void MemoryManager::create_chunk(ChunkId chunk, uint64_t bytes) {
+  if (!chunk.valid()) throw Error(ErrorKind::kInvalidArgument, "create_chunk: invalid chunk id");
+  Chunk c;
+  c.bytes = bytes;
+  if (!chunks_.emplace(chunk, std::move(c)).second)
+    throw Error(ErrorKind::kInvalidArgument,
+                "create_chunk: chunk " + chunk.to_string() + " already exists");
+}
+
+void MemoryManager::delete_chunk(ChunkId chunk) {
+  Chunk& c = chunk_ref(chunk, "delete_chunk");
+  if (c.locks > 0)
+    throw Error(ErrorKind::kInvalidArgument,
+                "delete_chunk: chunk " + chunk.to_string() + " is staged by a task (" +
+                    std::to_string(c.locks) + " lock(s)); unstage it first");
+  while (!c.copies.empty()) free_copy(chunk, c, c.copies.begin()->first);
+  if (c.on_disk) {
+    spill_.remove(chunk);
+    disk_bytes_ -= c.bytes;
+  }
+  chunks_.erase(chunk);
+}
+
+// ---- copies -----------------------------------------------------------------------------
+
+void MemoryManager::lock_copy(ChunkId id, Chunk& c, size_t m) {
+  Copy& cp = c.copies.at(m);
+  if (cp.locks == 0) memories_[m].lru.erase({cp.last_use, id});
+  ++cp.locks;
+  ++c.locks;
+  cp.last_use = ++clock_;
+}
+
+void MemoryManager::unlock_copy(ChunkId id, Chunk& c, size_t m) {
+  Copy& cp = c.copies.at(m);
+  --cp.locks;
+  --c.locks;
+  cp.last_use = ++clock_;
+  if (cp.locks == 0) memories_[m].lru.emplace(cp.last_use, id);
+}
+
+bool MemoryManager::try_allocate(ChunkId id, Chunk& c, size_t m) {
+  Memory& mem = memories_[m];
+  Copy cp;
+  if (is_device(m)) {
+    auto offset = mem.pool->allocate(c.bytes);
+    if (!offset) return false;
+    cp.offset = *offset;
+    cp.ptr = static_cast<unsigned char*>(mem.base) + *offset;
+  } else {
+    if (mem.capacity && mem.host_used + c.bytes > *mem.capacity) return false;
+    cp.ptr = backend_.allocate_host(c.bytes);
+    mem.host_used += c.bytes;
+  }
+  c.copies.emplace(m, cp);
+  return true;
+}
+
+void MemoryManager::free_copy(ChunkId id, Chunk& c, size_t m) {
+  auto it = c.copies.find(m);
+  Memory& mem = memories_[m];
+  if (it->second.locks == 0) mem.lru.erase({it->second.last_use, id});
+  if (is_device(m)) {
+    mem.pool->free(it->second.offset);
+  } else {
+    mem.host_used -= c.bytes;
+    backend_.free_host(it->second.ptr);
+  }
+  c.copies.erase(it);
+}
+
+bool MemoryManager::has_other_valid(const Chunk& c, size_t m) const {
+  if (c.on_disk) return true;
+  for (const auto& [other, cp] : c.copies)
+    if (other != m && cp.valid) return true;
+  return false;
+}
+
+void MemoryManager::write_to_disk(ChunkId id, Chunk& c, size_t from) {
+  const Copy& cp = c.copies.at(from);
+  if (is_device(from)) {
+    std::unique_ptr<unsigned char[]> bounce(new unsigned char[std::max<uint64_t>(c.bytes, 1)]);
+    backend_.copy(bounce.get(), MemorySpace::host(), cp.ptr, memories_[from].space, c.bytes);
+    counters_.bytes_copied += c.bytes;
+    spill_.write(id, bounce.get(), c.bytes);
+  } else {
+    spill_.write(id, cp.ptr, c.bytes);
+  }
+  c.on_disk = true;
+  disk_bytes_ += c.bytes;
+  ++counters_.disk_writes;
+  counters_.bytes_written_to_disk += c.bytes;
+}
+
+bool MemoryManager::make_host_room(uint64_t bytes) {
+  Memory& host = memories_[host_index()];
+  if (!host.capacity) return true;
+  if (bytes > *host.capacity) return false;
+  while (host.host_used + bytes > *host.capacity) {
+    if (host.lru.empty()) return false;
+    evict(host.lru.begin()->second, host_index());
+  }
+  return true;
+}
+
+void MemoryManager::evict(ChunkId id, size_t m) {
+  Chunk& c = chunks_.at(id);
+  Copy& cp = c.copies.at(m);
+  if (cp.locks != 0 || !cp.valid)
+    throw Error(ErrorKind::kInternal, "memory manager: evicting locked or invalid copy of " +
+                                          id.to_string() + " from " +
+                                          memories_[m].space.to_string());
+  if (is_device(m))
+    ++counters_.device_evictions;
+  else
+    ++counters_.host_evictions;
+  if (!has_other_valid(c, m)) {
+    const size_t h = host_index();
+    if (is_device(m) && c.copies.count(h) == 0 && make_host_room(c.bytes) &&
+        try_allocate(id, c, h)) {
+      Copy& hc = c.copies.at(h);
+      const Copy& dc = c.copies.at(m);
+      backend_.copy(hc.ptr, MemorySpace::host(), dc.ptr, memories_[m].space, c.bytes);
+      counters_.bytes_copied += c.bytes;
+      ++counters_.write_backs_to_host;
+      hc.valid = true;
+      hc.last_use = dc.last_use;  // keeps its age: old data is the first to go to disk
+      memories_[h].lru.emplace(hc.last_use, id);
+    } else {
+      write_to_disk(id, c, m);
+    }
+  }
+  free_copy(id, c, m);
+}
+
+void MemoryManager::fill(ChunkId id, Chunk& c, size_t m) {
+  Copy& dst = c.copies.at(m);
+  const MemorySpace dst_space = memories_[m].space;
+  // Source preference: another device (peer copy), then the host, then the disk.
+  std::optional<size_t> src;
+  for (const auto& [other, cp] : c.copies) {
+    if (other == m || !cp.valid) continue;
+    if (!src || (is_device(other) && !is_device(*src))) src = other;
+  }
+  if (src) {
+    backend_.copy(dst.ptr, dst_space, c.copies.at(*src).ptr, memories_[*src].space, c.bytes);
+    counters_.bytes_copied += c.bytes;
+  } else if (c.on_disk) {
+    if (is_device(m)) {
+      std::unique_ptr<unsigned char[]> bounce(new unsigned char[std::max<uint64_t>(c.bytes, 1)]);
+      spill_.read(id, bounce.get(), c.bytes);
+      backend_.copy(dst.ptr, dst_space, bounce.get(), MemorySpace::host(), c.bytes);
+      counters_.bytes_copied += c.bytes;
+    } else {
+      spill_.read(id, dst.ptr, c.bytes);
+    }
+    ++counters_.disk_reads;
+    counters_.bytes_read_from_disk += c.bytes;
+  } else if (!c.has_data) {
+    backend_.fill_zero(dst.ptr, dst_space, c.bytes);
+    ++counters_.zero_fills;
+    c.has_data = true;
+  } else {
+    throw Error(ErrorKind::kInternal,
+                "memory manager: chunk " + id.to_string() + " has data but no valid copy");
+  }
+  dst.valid = true;
+}
+
+// ---- staging ----------------------------------------------------------------------------
+
+void MemoryManager::throw_too_big(size_t m, const std::vector<ChunkId>& chunks, uint64_t raw,
+                                  uint64_t rounded) const {
+  std::string msg = "task needs " + format_size(raw);
+  if (rounded != raw)
+    msg += " (" + format_size(rounded) + " in " + std::to_string(MemoryPool::kAlignment) +
+           "-byte units)";
+  msg += " on " + memories_[m].space.to_string() + " (chunk" + (chunks.size() > 1 ? "s " : " ");
+  constexpr size_t kShown = 8;
+  for (size_t i = 0; i < chunks.size() && i < kShown; ++i)
+    msg += (i ? ", " : "") + chunks[i].to_string() + " " + format_size(chunks_.at(chunks[i]).bytes);
+  if (chunks.size() > kShown) msg += " and " + std::to_string(chunks.size() - kShown) + " more";
+  msg += "), which holds " + format_size(*memories_[m].capacity);
+  throw Error(ErrorKind::kOutOfMemory, msg);
+}
+
+bool MemoryManager::try_allocate_all(size_t m, const std::vector<ChunkId>& missing,
+                                     std::vector<uint64_t>* offsets) {
+  MemoryPool& pool = *memories_[m].pool;
+  offsets->clear();
+  for (ChunkId id : missing) {
+    auto o = pool.allocate(chunks_.at(id).bytes);
+    if (!o) {
+      for (uint64_t done : *offsets) pool.free(done);
+      offsets->clear();
+      return false;
+    }
+    offsets->push_back(*o);
+  }
+  return true;
+}
+
+StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>& requests) {
+  if (tokens_.count(token) != 0)
+    throw Error(ErrorKind::kInvalidArgument, "stage: " + token_text(token) + " is already staged");
+
+  // Merge duplicates: (chunk, memory) -> written.
+  std::map<std::pair<ChunkId, size_t>, bool> merged;
+  for (const StageRequest& r : requests) {
+    chunk_ref(r.chunk, "stage");
+    merged[{r.chunk, memory_index(r.where, "stage")}] |= r.will_write;
+  }
+  std::unordered_map<ChunkId, int> places;
+  for (const auto& [key, write] : merged) ++places[key.first];
+  for (const auto& [key, write] : merged)
+    if (write && places[key.first] > 1)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "stage: chunk " + key.first.to_string() + " is written on " +
+                      memories_[key.second].space.to_string() +
+                      " and requested in another memory by the same task");
+
+  // Chunks wanted per memory, biggest first (the order allocations are tried in).
+  std::map<size_t, std::vector<ChunkId>> wanted;
+  for (const auto& [key, write] : merged) wanted[key.second].push_back(key.first);
+  for (auto& [m, list] : wanted) {
+    std::stable_sort(list.begin(), list.end(), [&](ChunkId a, ChunkId b) {
+      return chunks_.at(a).bytes > chunks_.at(b).bytes;
+    });
+    if (!memories_[m].capacity) continue;
+    uint64_t raw = 0, rounded = 0;
+    for (ChunkId id : list) {
+      raw += chunks_.at(id).bytes;
+      rounded += footprint(m, chunks_.at(id).bytes);
+    }
+    if (rounded > *memories_[m].capacity) {
+      std::vector<ChunkId> by_id = list;
+      std::sort(by_id.begin(), by_id.end());
+      throw_too_big(m, by_id, raw, rounded);
+    }
+  }
+
+  // Another token writes a chunk we want, or holds one we would write.
+  for (const auto& [key, write] : merged) {
+    const Chunk& c = chunks_.at(key.first);
+    if (c.writer || (write && c.locks > 0)) return StageResult::kRetryLater;
+  }
+  std::set<size_t> relocate;
+  if (!feasible(wanted, &relocate)) return StageResult::kRetryLater;
+
+  // From here on the request succeeds (barring I/O errors and corrupt spill files).
+  std::vector<Held>& held = tokens_[token];
+  try {
+    // Pin the copies already in place, except unlocked ones on a memory too fragmented to
+    // keep them where they are: those are evicted and staged again.
+    std::vector<std::pair<ChunkId, size_t>> unpinned;
+    for (const auto& [key, write] : merged) {
+      Chunk& c = chunks_.at(key.first);
+      auto cp = c.copies.find(key.second);
+      if (cp == c.copies.end()) continue;
+      if (relocate.count(key.second) != 0 && cp->second.locks == 0) {
+        unpinned.push_back(key);
+        continue;
+      }
+      lock_copy(key.first, c, key.second);
+      held.push_back({key.first, key.second, write});
+    }
+    for (const auto& [id, m] : unpinned) evict(id, m);
+    // Devices: evict LRU copies until every missing chunk fits.
+    std::vector<uint64_t> offsets;
+    for (const auto& [m, list] : wanted) {
+      if (!is_device(m)) continue;
+      std::vector<ChunkId> missing;
+      for (ChunkId id : list)
+        if (chunks_.at(id).copies.count(m) == 0) missing.push_back(id);
+      if (missing.empty()) continue;
+      Memory& mem = memories_[m];
+      while (!try_allocate_all(m, missing, &offsets)) {
+        if (mem.lru.empty())
+          throw Error(ErrorKind::kInternal,
+                      "memory manager: no room on " + mem.space.to_string() + " after feasibility");
+        evict(mem.lru.begin()->second, m);
+      }
+      for (size_t i = 0; i < missing.size(); ++i) {
+        Chunk& c = chunks_.at(missing[i]);
+        Copy cp;
+        cp.offset = offsets[i];
+        cp.ptr = static_cast<unsigned char*>(mem.base) + offsets[i];
+        c.copies.emplace(m, cp);
+        lock_copy(missing[i], c, m);
+        held.push_back({missing[i], m, merged.at({missing[i], m})});
+      }
+    }
+    // The host, last: device evictions above may have written requested chunks back to it.
+    if (auto hl = wanted.find(host_index()); hl != wanted.end()) {
+      const size_t h = host_index();
+      std::vector<ChunkId> missing;
+      uint64_t need = 0;
+      for (ChunkId id : hl->second) {
+        Chunk& c = chunks_.at(id);
+        if (c.copies.count(h) == 0) {
+          missing.push_back(id);
+          need += c.bytes;
+        } else if (std::none_of(held.begin(), held.end(),
+                                [&](const Held& x) { return x.chunk == id && x.memory == h; })) {
+          lock_copy(id, c, h);
+          held.push_back({id, h, merged.at({id, h})});
+        }
+      }
+      if (!make_host_room(need))
+        throw Error(ErrorKind::kInternal, "memory manager: no room on the host after feasibility");
+      for (ChunkId id : missing) {
+        Chunk& c = chunks_.at(id);
+        if (!try_allocate(id, c, h))
+          throw Error(ErrorKind::kInternal, "memory manager: host allocation failed");
+        lock_copy(id, c, h);
+        held.push_back({id, h, merged.at({id, h})});
+      }
+    }
+    // Fill new copies (in request order, so a chunk wanted twice copies from the first).
+    for (const auto& [key, write] : merged) {
+      Chunk& c = chunks_.at(key.first);
+      if (!c.copies.at(key.second).valid) fill(key.first, c, key.second);
+    }
+    // Writers: the staged copy becomes the only one.
+    for (const auto& [key, write] : merged) {
+      if (!write) continue;
+      Chunk& c = chunks_.at(key.first);
+      c.writer = token;
+      c.has_data = true;
+      for (auto it = c.copies.begin(); it != c.copies.end();) {
+        const size_t m = (it++)->first;  // free_copy erases the current element
+        if (m == key.second) continue;
+        free_copy(key.first, c, m);
+        ++counters_.invalidations;
+      }
+      if (c.on_disk) {
+        spill_.remove(key.first);
+        c.on_disk = false;
+        disk_bytes_ -= c.bytes;
+        ++counters_.invalidations;
+      }
+    }
+  } catch (...) {
+    for (const Held& x : held) {
+      Chunk& c = chunks_.at(x.chunk);
+      unlock_copy(x.chunk, c, x.memory);
+      if (!c.copies.at(x.memory).valid) free_copy(x.chunk, c, x.memory);
+      if (c.writer == token) c.writer.reset();
+    }
+    tokens_.erase(token);
+    throw;
+  }
+  return StageResult::kStaged;
+}
+
+bool MemoryManager::feasible(const std::map<size_t, std::vector<ChunkId>>& wanted,
+                             std::set<size_t>* relocate) {
+  std::vector<uint64_t> offsets;
+  for (const auto& [m, list] : wanted) {
+    const Memory& mem = memories_[m];
+    std::unordered_set<ChunkId> requested(list.begin(), list.end());
+    if (is_device(m)) {
+      std::vector<ChunkId> missing;
+      for (ChunkId id : list)
+        if (chunks_.at(id).copies.count(m) == 0) missing.push_back(id);
+      if (missing.empty()) continue;
+      if (try_allocate_all(m, missing, &offsets)) {  // fits as is: undo
+        for (uint64_t o : offsets) memories_[m].pool->free(o);
+        continue;
+      }
+      // Would it fit with every unlocked copy of other chunks evicted?
+      MemoryPool sim = *mem.pool;
+      for (const auto& [when, id] : mem.lru)
+        if (requested.count(id) == 0) sim.free(chunks_.at(id).copies.at(m).offset);
+      if (std::all_of(missing.begin(), missing.end(),
+                      [&](ChunkId id) { return sim.allocate(chunks_.at(id).bytes).has_value(); }))
+        continue;
+      // Requested copies already here may split the free space: would it fit with them
+      // evicted too, and staged again? (With nothing locked, this always fits.)
+      sim = *mem.pool;
+      for (const auto& [when, id] : mem.lru) sim.free(chunks_.at(id).copies.at(m).offset);
+      for (ChunkId id : list) {
+        auto cp = chunks_.at(id).copies.find(m);
+        if (cp != chunks_.at(id).copies.end() && cp->second.locks > 0) continue;
+        if (!sim.allocate(chunks_.at(id).bytes)) return false;
+      }
+      relocate->insert(m);
+    } else if (mem.capacity) {
+      uint64_t need = 0, evictable = 0;
+      for (ChunkId id : list)
+        if (chunks_.at(id).copies.count(m) == 0) need += chunks_.at(id).bytes;
+      if (mem.host_used + need <= *mem.capacity) continue;
+      for (const auto& [when, id] : mem.lru)
+        if (requested.count(id) == 0) evictable += chunks_.at(id).bytes;
+      if (mem.host_used - evictable + need > *mem.capacity) return false;
+    }
+  }
+  return true;
+}
+
+void MemoryManager::unstage(uint64_t token) {
+  auto it = tokens_.find(token);
+  if (it == tokens_.end())
+    throw Error(ErrorKind::kInvalidArgument, "unstage: " + token_text(token) + " is not staged");
+  for (const Held& x : it->second) {
+    Chunk& c = chunks_.at(x.chunk);
+    unlock_copy(x.chunk, c, x.memory);
+    if (x.write && c.writer == token) c.writer.reset();
+  }
+  tokens_.erase(it);
+}
+
+// ---- introspection ----------------------------------------------------------------------
+
+void* MemoryManager::data(ChunkId chunk, MemorySpace where) const {
+  const Chunk& c = chunk_ref(chunk, "data");
+  const size_t m = memory_index(where, "data");
+  auto it = c.copies.find(m);
+  if (it == c.copies.end())
+    throw Error(ErrorKind::kInvalidArgument,
+                "data: chunk " + chunk.to_string() + " has no copy on " + where.to_string());
+  return it->second.ptr;
+}
+
+uint64_t MemoryManager::bytes_used(MemorySpace where) const {
+  if (where.kind == MemorySpace::Kind::kDisk) return disk_bytes_;
+  return memory_used(memory_index(where, "bytes_used"));
+}
+
+std::optional<uint64_t> MemoryManager::capacity(MemorySpace where) const {
+  if (where.kind == MemorySpace::Kind::kDisk) return std::nullopt;
+  return memories_[memory_index(where, "capacity")].capacity;
+}
+
+bool MemoryManager::has_copy(ChunkId chunk, MemorySpace where) const {
+  const Chunk& c = chunk_ref(chunk, "has_copy");
+  if (where.kind == MemorySpace::Kind::kDisk) return c.on_disk;
+  return c.copies.count(memory_index(where, "has_copy")) != 0;
+}
+
+bool MemoryManager::is_locked(ChunkId chunk, MemorySpace where) const {
+  const Chunk& c = chunk_ref(chunk, "is_locked");
+  if (where.kind == MemorySpace::Kind::kDisk) return false;
+  auto it = c.copies.find(memory_index(where, "is_locked"));
+  return it != c.copies.end() && it->second.locks > 0;
+}
+
+void MemoryManager::check_invariants() const {
+  auto fail = [](const std::string& what) {
+    throw Error(ErrorKind::kInternal, "memory manager invariant: " + what);
+  };
+  std::vector<uint64_t> used(memories_.size(), 0);
+  std::vector<size_t> unlocked(memories_.size(), 0);
+  std::map<std::pair<ChunkId, size_t>, uint32_t> token_locks;
+  for (const auto& [token, held] : tokens_)
+    for (const Held& x : held) ++token_locks[{x.chunk, x.memory}];
+  uint64_t disk = 0;
+  for (const auto& [id, c] : chunks_) {
+    uint32_t locks = 0;
+    for (const auto& [m, cp] : c.copies) {
+      const std::string where = id.to_string() + " on " + memories_[m].space.to_string();
+      if (!cp.valid) fail("invalid copy of " + where);
+      used[m] += footprint(m, c.bytes);
+      locks += cp.locks;
+      auto tl = token_locks.find({id, m});
+      if ((tl == token_locks.end() ? 0 : tl->second) != cp.locks)
+        fail("lock count of " + where + " differs from the tokens'");
+      if (cp.locks == 0) {
+        ++unlocked[m];
+        if (memories_[m].lru.count({cp.last_use, id}) == 0) fail(where + " missing from LRU");
+      }
+      if (is_device(m)) {
+        auto size = memories_[m].pool->block_size(cp.offset);
+        if (!size || *size != MemoryPool::rounded(c.bytes)) fail("pool block of " + where);
+        if (cp.ptr != static_cast<unsigned char*>(memories_[m].base) + cp.offset)
+          fail("address of " + where);
+      }
+    }
+    if (locks != c.locks) fail("chunk lock count of " + id.to_string());
+    if (c.on_disk != spill_.contains(id)) fail("spill file state of " + id.to_string());
+    if (c.on_disk) disk += c.bytes;
+    if (c.has_data && c.copies.empty() && !c.on_disk) fail(id.to_string() + " lost its data");
+    if (!c.has_data && (!c.copies.empty() || c.on_disk))
+      fail(id.to_string() + " has copies but no data");
+    if (c.writer) {
+      if (c.copies.size() != 1 || c.on_disk) fail(id.to_string() + " written but not unique");
+      if (tokens_.count(*c.writer) == 0) fail(id.to_string() + " written by an unknown token");
+    }
+  }
+  for (const auto& [key, n] : token_locks)
+    if (chunks_.count(key.first) == 0) fail("a token holds deleted chunk " + key.first.to_string());
+  if (disk != disk_bytes_) fail("disk bytes");
+  const size_t on_disk = static_cast<size_t>(std::count_if(
+      chunks_.begin(), chunks_.end(), [](const auto& kv) { return kv.second.on_disk; }));
+  if (spill_.file_count() != on_disk) fail("spill files without chunks");
+  for (size_t m = 0; m < memories_.size(); ++m) {
+    const Memory& mem = memories_[m];
+    if (used[m] != memory_used(m)) fail("bytes used on " + mem.space.to_string());
+    if (mem.capacity && used[m] > *mem.capacity) fail(mem.space.to_string() + " over capacity");
+    if (mem.lru.size() != unlocked[m]) fail("LRU size on " + mem.space.to_string());
+  }
+}
+
+}  // namespace lightning::worker

@@ -1,0 +1,201 @@
+// Where a worker's chunk data lives: device memories, host memory and disk, with LRU eviction
+// device -> host -> disk and all-or-nothing staging of a task's chunks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "worker/memory_backend.hpp"
+#include "worker/memory_pool.hpp"
+#include "worker/memory_space.hpp"
+#include "worker/spill_store.hpp"
+
+namespace lightning::worker {
+
+/// Capacities of a worker's memories.
+struct MemoryLimits {
+  /// Every device of the worker with the size of its pool (its cap), in bytes. The pool is
+  /// allocated up front, rounded down to MemoryPool::kAlignment (the cap is never exceeded).
+  std::vector<std::pair<DeviceId, uint64_t>> devices;
+  /// Cap on host copies of chunks (evicted from devices or staged for host tasks); empty =
+  /// unlimited.
+  std::optional<uint64_t> host_bytes;
+  /// Parent of the spill directory ("" = $TMPDIR or /tmp): see SpillStore.
+  std::string spill_dir;
+};
+
+/// One chunk a task needs: where, and whether the task writes it.
+struct StageRequest {
+  ChunkId chunk;
+  MemorySpace where;  ///< a device of the manager, or the host
+  bool will_write = false;
+};
+
+enum class StageResult {
+  kStaged,      ///< every chunk has a valid copy where requested, locked for the token
+  kRetryLater,  ///< nothing changed: space or chunks are held by other tokens; retry after an
+                ///< unstage()
+};
+
+/// What the manager has done so far: for tests, traces and the soak test.
+struct MemoryCounters {
+  uint64_t device_evictions = 0;     ///< copies removed from a device memory to make room
+  uint64_t host_evictions = 0;       ///< copies removed from host memory to make room
+  uint64_t write_backs_to_host = 0;  ///< evicted device copies written to host memory
+  uint64_t disk_writes = 0;          ///< spill files written
+  uint64_t disk_reads = 0;           ///< spill files read back (checksum verified)
+  uint64_t bytes_copied = 0;         ///< bytes moved by MemoryBackend::copy
+  uint64_t bytes_written_to_disk = 0;
+  uint64_t bytes_read_from_disk = 0;
+  uint64_t zero_fills = 0;     ///< copies materialised as zeros (never-written chunks)
+  uint64_t invalidations = 0;  ///< copies dropped because a task wrote another copy
+};
+
+/// The memory manager of one worker.
+///
+/// Each chunk has at most one copy per memory (each device, the host, the disk). Every copy
+/// that exists holds the chunk's current contents ("valid"): when a task stages a chunk for
+/// writing, the other copies are dropped at once, so the written copy is the only one (and is
+/// dirty: it must be written back before it is evicted). A chunk that was never staged has no
+/// copy; its first staging materialises zeros.
+///
+/// stage() locks copies for a token (one task); unstage() unlocks them. Locked copies are
+/// never moved or evicted. When a memory is full, unlocked copies are evicted least recently
+/// used first (by a counter bumped at every stage and unstage): a copy with another valid copy
+/// somewhere (another memory or a spill file) is dropped; the only copy of a chunk is written
+/// back, from a device to the host (making room there the same way) or, when the host cannot
+/// take it, to disk; from the host to disk.
+///
+/// NOT thread-safe: owned by one thread (the worker's staging thread). It starts no threads.
+class MemoryManager {
+ public:
+  /// Allocates one pool per device of `limits` from `backend`, which must outlive the manager,
+  /// and creates the spill directory.
+  MemoryManager(MemoryLimits limits, MemoryBackend& backend);
+  /// Frees every copy and pool and removes the spill files and directory.
+  ~MemoryManager();
+  MemoryManager(const MemoryManager&) = delete;
+  MemoryManager& operator=(const MemoryManager&) = delete;
+
+  /// Registers a chunk of `bytes` bytes (metadata only: memory comes at its first staging).
+  /// Throws Error(kInvalidArgument) when the chunk already exists or the id is invalid.
+  void create_chunk(ChunkId chunk, uint64_t bytes);
+  /// Frees every copy of a chunk, its spill file included. Throws Error(kInvalidArgument) when
+  /// the chunk is unknown or staged (locked) by a token.
+  void delete_chunk(ChunkId chunk);
+  bool has_chunk(ChunkId chunk) const { return chunks_.count(chunk) != 0; }
+  uint64_t chunk_bytes(ChunkId chunk) const;
+
+  /// Gives every requested chunk a valid copy in its requested memory, locked for `token`,
+  /// all or nothing. A chunk may be requested several times (the writes are or-ed) and in
+  /// several memories when no request of it writes. Returns kRetryLater, changing nothing,
+  /// when another token holds a requested chunk that this request would write (or writes a
+  /// chunk it would read), or when locked copies hold the space needed. Throws
+  /// Error(kOutOfMemory), with the sizes, when the chunks requested on one memory exceed its
+  /// capacity (they could never fit); Error(kInvalidArgument) for an unknown chunk or device,
+  /// the disk as a target, a token already staged, or a written chunk also requested in
+  /// another memory; Error(kTask) when a spill file fails its checksum.
+  StageResult stage(uint64_t token, const std::vector<StageRequest>& requests);
+  /// Unlocks a token's chunks and bumps their LRU time. Throws Error(kInvalidArgument) for a
+  /// token that is not staged.
+  void unstage(uint64_t token);
+  bool is_staged(uint64_t token) const { return tokens_.count(token) != 0; }
+
+  /// Address of a chunk's copy in a memory (device address for a device). Valid while the
+  /// chunk is locked there. Throws Error(kInvalidArgument) when there is no copy there.
+  void* data(ChunkId chunk, MemorySpace where) const;
+
+  /// Bytes held in a memory: pool bytes (rounded to the pool's alignment) for a device, chunk
+  /// bytes for the host and the disk (payloads of spill files).
+  uint64_t bytes_used(MemorySpace where) const;
+  /// Capacity of a device or the host (empty = unlimited host, and the disk).
+  std::optional<uint64_t> capacity(MemorySpace where) const;
+  /// Whether a chunk has a copy in a memory (a spill file for the disk).
+  bool has_copy(ChunkId chunk, MemorySpace where) const;
+  /// Whether a chunk's copy in a memory is locked by some token.
+  bool is_locked(ChunkId chunk, MemorySpace where) const;
+  size_t spill_file_count() const { return spill_.file_count(); }
+  const std::string& spill_directory() const { return spill_.directory(); }
+  size_t chunk_count() const { return chunks_.size(); }
+  const MemoryCounters& counters() const { return counters_; }
+  std::vector<DeviceId> devices() const;
+
+  /// Checks the internal bookkeeping (pool and host accounting, LRU lists, locks, at least one
+  /// copy for every chunk with data); throws Error(kInternal) describing the first problem.
+  /// For tests: linear in the number of chunks.
+  void check_invariants() const;
+
+ private:
+  struct Copy {
+    void* ptr = nullptr;
+    uint64_t offset = 0;  ///< in the device pool
+    bool valid = false;   ///< false only while stage() fills it
+    uint32_t locks = 0;
+    uint64_t last_use = 0;
+  };
+  struct Chunk {
+    uint64_t bytes = 0;
+    std::map<size_t, Copy> copies;   ///< memory index -> copy
+    bool on_disk = false;            ///< its spill file holds the current contents
+    bool has_data = false;           ///< materialised at least once (else: zeros)
+    uint32_t locks = 0;              ///< copies locked, over all tokens
+    std::optional<uint64_t> writer;  ///< the token staging it for writing
+  };
+  struct Memory {
+    MemorySpace space;
+    std::optional<MemoryPool> pool;              ///< devices only
+    void* base = nullptr;                        ///< devices only
+    std::optional<uint64_t> capacity;            ///< host: empty = unlimited
+    uint64_t host_used = 0;                      ///< host only
+    std::set<std::pair<uint64_t, ChunkId>> lru;  ///< unlocked copies by last use
+  };
+  struct Held {
+    ChunkId chunk;
+    size_t memory;
+    bool write;
+  };
+
+  size_t memory_index(MemorySpace where, const char* what) const;
+  size_t host_index() const { return memories_.size() - 1; }
+  bool is_device(size_t m) const { return m != host_index(); }
+  Chunk& chunk_ref(ChunkId chunk, const char* what);
+  const Chunk& chunk_ref(ChunkId chunk, const char* what) const;
+  uint64_t footprint(size_t m, uint64_t bytes) const;
+  uint64_t memory_used(size_t m) const;
+
+  void lock_copy(ChunkId id, Chunk& c, size_t m);
+  void unlock_copy(ChunkId id, Chunk& c, size_t m);
+  bool try_allocate(ChunkId id, Chunk& c, size_t m);
+  void free_copy(ChunkId id, Chunk& c, size_t m);
+  bool has_other_valid(const Chunk& c, size_t m) const;
+  void evict(ChunkId id, size_t m);
+  bool make_host_room(uint64_t bytes);
+  void write_to_disk(ChunkId id, Chunk& c, size_t from);
+  void fill(ChunkId id, Chunk& c, size_t m);
+
+  bool feasible(const std::map<size_t, std::vector<ChunkId>>& wanted, std::set<size_t>* relocate);
+  bool try_allocate_all(size_t m, const std::vector<ChunkId>& missing,
+                        std::vector<uint64_t>* offsets);
+  [[noreturn]] void throw_too_big(size_t m, const std::vector<ChunkId>& chunks, uint64_t raw,
+                                  uint64_t rounded) const;
+
+  MemoryBackend& backend_;
+  std::vector<Memory> memories_;  ///< devices in MemoryLimits order, then the host
+  std::unordered_map<DeviceId, size_t> device_index_;
+  std::unordered_map<ChunkId, Chunk> chunks_;
+  std::unordered_map<uint64_t, std::vector<Held>> tokens_;
+  SpillStore spill_;
+  uint64_t clock_ = 0;
+  uint64_t disk_bytes_ = 0;
+  MemoryCounters counters_;
+};
+
+}  // namespace lightning::worker

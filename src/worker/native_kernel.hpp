@@ -1,0 +1,103 @@
+// Host entry points for native C++ kernels: a functor whose operator() runs one thread, with
+// lightning::ArrayHandle members for its arrays. The Kokkos adapter's LIGHTNING_KERNEL builds
+// on this; the runtime's own tests use it directly.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/rect.hpp"
+#include "worker/kernel_registry.hpp"
+
+namespace lightning::worker {
+
+/// Runs every thread of `threads` (row-major) of a functor F taking (i), (i, j) or (i, j, k).
+template <class F, int Rank>
+void run_native(const void* functor, const Rect& threads, void* /*partial*/) {
+  const F& f = *static_cast<const F*>(functor);
+  const Point& lo = threads.lo();
+  const Point& hi = threads.hi();
+  if constexpr (Rank == 1) {
+    for (int64_t i = lo[0]; i < hi[0]; ++i) f(i);
+  } else if constexpr (Rank == 2) {
+    for (int64_t i = lo[0]; i < hi[0]; ++i)
+      for (int64_t j = lo[1]; j < hi[1]; ++j) f(i, j);
+  } else {
+    for (int64_t i = lo[0]; i < hi[0]; ++i)
+      for (int64_t j = lo[1]; j < hi[1]; ++j)
+        for (int64_t k = lo[2]; k < hi[2]; ++k) f(i, j, k);
+  }
+}
+
+/// As run_native for a reduction functor taking (i[, j[, k]], Value& partial).
+template <class F, int Rank, class Value>
+void run_native_reduce(const void* functor, const Rect& threads, void* partial) {
+  const F& f = *static_cast<const F*>(functor);
+  Value& v = *static_cast<Value*>(partial);
+  const Point& lo = threads.lo();
+  const Point& hi = threads.hi();
+  if constexpr (Rank == 1) {
+    for (int64_t i = lo[0]; i < hi[0]; ++i) f(i, v);
+  } else if constexpr (Rank == 2) {
+    for (int64_t i = lo[0]; i < hi[0]; ++i)
+      for (int64_t j = lo[1]; j < hi[1]; ++j) f(i, j, v);
+  } else {
+    for (int64_t i = lo[0]; i < hi[0]; ++i)
+      for (int64_t j = lo[1]; j < hi[1]; ++j)
+        for (int64_t k = lo[2]; k < hi[2]; ++k) f(i, j, k, v);
+  }
+}
+
+/// A sum reducer over Value (what parallel_reduce uses without a reducer).
+template <class Value>
+ReducerInfo sum_reducer() {
+  return {sizeof(Value), [](void* v) { *static_cast<Value*>(v) = Value(0); },
+          [](void* dst, const void* src) {
+            *static_cast<Value*>(dst) += *static_cast<const Value*>(src);
+          }};
+}
+
+/// The KernelInfo of a native functor F, without its entry point. F must be trivially
+/// copyable: the runtime copies its bytes and patches its array handles.
+template <class F>
+KernelInfo native_kernel_info(std::string name, std::string annotation,
+                              annotation::KernelSignature signature,
+                              std::vector<ArraySlot> arrays, std::vector<ScalarSlot> scalars) {
+  static_assert(std::is_trivially_copyable_v<F>, "kernels are copied as bytes");
+  KernelInfo info;
+  info.name = std::move(name);
+  info.annotation = std::move(annotation);
+  info.signature = std::move(signature);
+  info.functor_size = sizeof(F);
+  info.arrays = std::move(arrays);
+  info.scalars = std::move(scalars);
+  return info;
+}
+
+/// The KernelInfo of a native functor F over a rank-`Rank` domain.
+template <class F, int Rank>
+KernelInfo native_kernel(std::string name, std::string annotation,
+                         annotation::KernelSignature signature, std::vector<ArraySlot> arrays,
+                         std::vector<ScalarSlot> scalars = {}) {
+  KernelInfo info = native_kernel_info<F>(std::move(name), std::move(annotation),
+                                          std::move(signature), std::move(arrays),
+                                          std::move(scalars));
+  info.run_host = &run_native<F, Rank>;
+  return info;
+}
+
+/// As native_kernel for a functor reducing a Value with `reducer` (default: sum).
+template <class F, int Rank, class Value>
+KernelInfo native_reduce_kernel(std::string name, std::string annotation,
+                                annotation::KernelSignature signature,
+                                std::vector<ArraySlot> arrays, std::vector<ScalarSlot> scalars = {},
+                                ReducerInfo reducer = sum_reducer<Value>()) {
+  KernelInfo info = native_kernel_info<F>(std::move(name), std::move(annotation),
+                                          std::move(signature), std::move(arrays),
+                                          std::move(scalars));
+  info.run_host = &run_native_reduce<F, Rank, Value>;
+  info.reducer = reducer;
+  return info;
+}
+
+}  // namespace lightning::worker

@@ -1,0 +1,154 @@
+#include "worker/scheduler.hpp"
+
+#include <variant>
+
+#include "core/error.hpp"
+
+namespace lightning::worker {
+
+using planner::Task;
+
+Scheduler::Scheduler(SchedulerSink& sink, uint64_t staging_limit)
+    : sink_(sink), staging_limit_(staging_limit) {}
+
+bool Scheduler::needs_staging(const Task& t) const {
+  return !std::holds_alternative<planner::CreateChunkTask>(t.kind) &&
+         !std::holds_alternative<planner::DeleteChunkTask>(t.kind) &&
+         !std::holds_alternative<planner::BarrierTask>(t.kind) && !t.accesses.empty();
+}
+
+void Scheduler::submit(const std::vector<Task>& tasks) {
+  for (const Task& t : tasks) {
+    Node n{t, State::kWaiting, 0, {}, {}, {}, 0};
+    if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind))
+      chunks_[c->chunk] = {c->device, c->bytes};
+    // Budget: an Execute counts on its device, other tasks on their first chunk's home.
+    if (const auto* e = std::get_if<planner::ExecuteTask>(&t.kind)) n.device = e->device;
+    for (const auto& a : t.accesses) {
+      auto it = chunks_.find(a.chunk);
+      if (it == chunks_.end()) continue;
+      if (!n.device.valid()) n.device = it->second.first;
+      n.bytes += it->second.second;
+    }
+    for (TaskId d : t.deps) {
+      auto it = nodes_.find(d);
+      if (it == nodes_.end()) {  // finished already
+        if (auto f = failed_.find(d); f != failed_.end() && n.failed_dependency.empty())
+          n.failed_dependency = "skipped: it depends on " + d.to_string() + ", which failed";
+        continue;
+      }
+      it->second.successors.push_back(t.id);
+      ++n.waiting_for;
+    }
+    if (const auto* r = std::get_if<planner::RecvTask>(&t.kind)) {
+      if (auto arrived = arrived_tags_.find(r->tag); arrived != arrived_tags_.end()) {
+        if (!arrived->second.empty()) n.failed_dependency = arrived->second;
+        arrived_tags_.erase(arrived);
+      } else {
+        recv_of_tag_[r->tag] = t.id;
+        ++n.waiting_for;
+      }
+    }
+    auto [it, inserted] = nodes_.emplace(t.id, std::move(n));
+    if (!inserted)
+      throw Error(ErrorKind::kInternal, "task " + t.id.to_string() + " submitted twice");
+    if (it->second.waiting_for == 0) make_ready(it->second);
+  }
+  pump();
+}
+
+void Scheduler::make_ready(Node& n) {
+  n.state = State::kReady;
+  ready_.push(n.task.id);
+}
+
+void Scheduler::pump() {
+  // Tasks held back by their device's budget wait here until the next pump.
+  std::vector<TaskId> held;
+  while (!ready_.empty()) {
+    const TaskId id = ready_.top();
+    ready_.pop();
+    Node& n = nodes_.at(id);
+    // Freeing memory and fences run whatever failed before them: the rest is skipped.
+    const bool runs_anyway = std::holds_alternative<planner::DeleteChunkTask>(n.task.kind) ||
+                             std::holds_alternative<planner::BarrierTask>(n.task.kind);
+    if (!n.failed_dependency.empty() && !runs_anyway) {
+      finish(n, n.failed_dependency);
+      continue;
+    }
+    if (!needs_staging(n.task)) {
+      n.state = State::kRunning;
+      sink_.run(n.task);
+      continue;
+    }
+    if (n.device.valid()) {
+      uint64_t& staged = staged_[n.device.value()];
+      if (staged > 0 && staged + n.bytes > staging_limit_) {
+        held.push_back(id);
+        continue;
+      }
+      staged += n.bytes;
+    }
+    n.state = State::kStaging;
+    sink_.stage(n.task);
+  }
+  for (TaskId id : held) ready_.push(id);
+}
+
+void Scheduler::on_staged(TaskId id) {
+  Node& n = nodes_.at(id);
+  n.state = State::kRunning;
+  sink_.run(n.task);
+}
+
+void Scheduler::on_failed(TaskId id, const std::string& error) {
+  Node& n = nodes_.at(id);
+  if (n.device.valid()) staged_[n.device.value()] -= n.bytes;
+  finish(n, error);
+  pump();
+}
+
+void Scheduler::on_ran(TaskId id, const std::string& error) {
+  Node& n = nodes_.at(id);
+  if (needs_staging(n.task)) {
+    sink_.unstage(n.task);
+    if (n.device.valid()) staged_[n.device.value()] -= n.bytes;
+  }
+  finish(n, error);
+  pump();
+}
+
+void Scheduler::on_message(uint64_t tag, const std::string& error) {
+  auto it = recv_of_tag_.find(tag);
+  if (it == recv_of_tag_.end()) {
+    arrived_tags_[tag] = error;  // its Recv comes with a later fragment
+    return;
+  }
+  Node& n = nodes_.at(it->second);
+  recv_of_tag_.erase(it);
+  if (!error.empty() && n.failed_dependency.empty()) n.failed_dependency = error;
+  if (--n.waiting_for == 0) make_ready(n);
+  pump();
+}
+
+void Scheduler::finish(Node& n, const std::string& error) {
+  sink_.completed(n.task, error);
+  if (const auto* d = std::get_if<planner::DeleteChunkTask>(&n.task.kind)) chunks_.erase(d->chunk);
+  const std::string poison =
+      error.empty() ? std::string()
+                    : "skipped: it depends on " + n.task.id.to_string() + ", which failed";
+  if (!error.empty()) failed_.emplace(n.task.id, error);
+  for (TaskId s : n.successors) {
+    Node& succ = nodes_.at(s);
+    if (!error.empty() && succ.failed_dependency.empty()) succ.failed_dependency = poison;
+    if (--succ.waiting_for == 0) make_ready(succ);
+  }
+  nodes_.erase(n.task.id);
+}
+
+uint64_t Scheduler::staged_bytes(DeviceId device) const {
+  auto it = staged_.find(device.value());
+  return it == staged_.end() ? 0 : it->second;
+}
+
+}  // namespace lightning::worker

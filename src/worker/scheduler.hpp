@@ -1,0 +1,97 @@
+// The worker's scheduler: moves tasks Waiting -> Ready -> Staging -> Running -> Done.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "planner/task.hpp"
+
+namespace lightning::worker {
+
+/// What the scheduler asks of the rest of the worker. Calls come from the scheduler's own
+/// thread; each must answer later through the matching Scheduler::on_* call.
+class SchedulerSink {
+ public:
+  virtual ~SchedulerSink() = default;
+  /// Materialise the task's chunks (answer: on_staged, or on_failed).
+  virtual void stage(const planner::Task& task) = 0;
+  /// Run a staged task (or one that needs no staging) on its executor (answer: on_ran).
+  virtual void run(const planner::Task& task) = 0;
+  /// Release the task's staged chunks (no answer).
+  virtual void unstage(const planner::Task& task) = 0;
+  /// The task finished: `error` is empty on success. Tasks that depended on a failed task
+  /// are reported failed too, with an error saying so, without running.
+  virtual void completed(const planner::Task& task, const std::string& error) = 0;
+};
+
+/// One worker's task states, as a single-threaded state machine (its owner serialises calls).
+///
+/// A task is Waiting until its dependencies are done (a Recv also waits for its message),
+/// then Ready. Ready tasks are staged oldest first (lowest id) while the bytes staged ahead on
+/// their device stay within the staging limit (a device with nothing staged always takes one
+/// task, however large). Staged tasks run; when they are done their chunks are released and
+/// their successors wake. CreateChunk, DeleteChunk and Barrier tasks need no staging.
+/// A task whose dependency failed is skipped and reported failed, except DeleteChunk and
+/// Barrier tasks, which run anyway (memory is freed, fences return).
+class Scheduler {
+ public:
+  Scheduler(SchedulerSink& sink, uint64_t staging_limit);
+
+  /// Adds a fragment (tasks in a topological order; dependencies on tasks this scheduler
+  /// never saw, or saw finish successfully, count as done; on tasks that failed, make the
+  /// task fail too).
+  void submit(const std::vector<planner::Task>& tasks);
+  void on_staged(TaskId task);
+  /// Staging failed for good (e.g. out of memory): the task fails.
+  void on_failed(TaskId task, const std::string& error);
+  void on_ran(TaskId task, const std::string& error);
+  /// The message with `tag` arrived: its Recv may become ready. A message whose Send failed
+  /// (or was skipped) carries `error`: its Recv then fails too, so nothing waits forever.
+  void on_message(uint64_t tag, const std::string& error = {});
+
+  /// Tasks not yet done.
+  size_t pending() const { return nodes_.size(); }
+  /// Bytes staged ahead on `device` (tasks staged or running).
+  uint64_t staged_bytes(DeviceId device) const;
+
+ private:
+  enum class State { kWaiting, kReady, kStaging, kRunning };
+  struct Node {
+    planner::Task task;
+    State state = State::kWaiting;
+    size_t waiting_for = 0;  // unfinished dependencies (+1 while a Recv's message is missing)
+    std::vector<TaskId> successors;
+    std::string failed_dependency;  // set when a dependency failed: skip, report
+    DeviceId device;                // whose staging budget it uses
+    uint64_t bytes = 0;
+  };
+
+  bool needs_staging(const planner::Task& t) const;
+  void make_ready(Node& n);
+  void pump();
+  void finish(Node& n, const std::string& error);
+
+  SchedulerSink& sink_;
+  uint64_t staging_limit_;
+  std::unordered_map<TaskId, Node> nodes_;
+  struct OlderFirst {
+    bool operator()(TaskId a, TaskId b) const { return b < a; }
+  };
+  // Ready tasks by age; a task id is its age (ids grow with planning order).
+  std::priority_queue<TaskId, std::vector<TaskId>, OlderFirst> ready_;
+  std::unordered_map<uint64_t, std::string> arrived_tags_;  // messages whose Recv is not here yet
+  std::unordered_map<uint64_t, TaskId> recv_of_tag_;     // Recvs still missing their message
+  std::unordered_map<ChunkId, std::pair<DeviceId, uint64_t>> chunks_;  // home device, bytes
+  std::map<uint64_t, uint64_t> staged_;                  // device -> bytes staged ahead
+  // Tasks that failed: a fragment submitted later may still depend on them (failures are
+  // rare, so this stays small).
+  std::unordered_map<TaskId, std::string> failed_;
+};
+
+}  // namespace lightning::worker

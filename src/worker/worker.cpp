@@ -1,0 +1,425 @@
+#include "worker/worker.hpp"
+
+#include <cstring>
+#include <map>
+
+#include "backend/host/region_ops.hpp"
+#include "core/error.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
+#include "worker/kernel_registry.hpp"
+
+namespace lightning::worker {
+
+using planner::Task;
+
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+std::string what_of(const std::exception_ptr& e) {
+  if (!e) return {};
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    return ex.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+// Size of an ArrayHandle of `rank` axes: data, offset, stride[rank], extent[rank].
+size_t handle_bytes(int rank) { return 2 * sizeof(int64_t) + 2 * sizeof(int64_t) * rank; }
+
+// Points the array handles of `functor` at the superblock's chunks (see ArrayHandle): data at
+// the chunk's storage, offset at the linear index of its box's first element, row-major
+// strides over the box, the array's global extent.
+void patch_handle(uint8_t* functor, const ArraySlot& slot, void* data, const Rect& box,
+                  const Point& extent) {
+  auto* h = reinterpret_cast<lightning::RawArrayHandle*>(functor + slot.byte_offset);
+  h->data = data;
+  int64_t stride = 1;
+  int64_t offset = 0;
+  for (int a = slot.rank - 1; a >= 0; --a) {
+    h->stride_and_extent[a] = stride;
+    h->stride_and_extent[slot.rank + a] = extent[a];
+    offset += box.lo()[a] * stride;
+    stride *= box.extent()[a];
+  }
+  h->offset = offset;
+}
+
+}  // namespace
+
+// The scheduler's requests, answered on the scheduler thread.
+class Worker::Sink final : public SchedulerSink {
+ public:
+  explicit Sink(Worker& w) : w_(w) {}
+  void stage(const Task& task) override { w_.stage_task(task); }
+  void run(const Task& task) override { w_.run_task(task); }
+  void unstage(const Task& task) override {
+    w_.running_.erase(task.id);
+    w_.staging_ops_.push(UnstageOp{task.id});
+  }
+  void completed(const Task& task, const std::string& error) override {
+    w_.report_completion(task, error);
+  }
+
+ private:
+  Worker& w_;
+};
+
+Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHandler on_completed)
+    : options_(std::move(options)),
+      transport_(transport),
+      on_completed_(std::move(on_completed)),
+      sink_(std::make_unique<Sink>(*this)),
+      scheduler_(std::make_unique<Scheduler>(*sink_, options_.staging_limit)),
+      memory_(std::make_unique<MemoryManager>(options_.memory, memory_backend_)) {
+  const std::string w = options_.id.to_string();
+  for (DeviceId d : options_.devices) {
+    device_index_[d] = devices_.size();
+    devices_.push_back(std::make_unique<host::HostDevice>(d, options_.threads_per_device));
+    if (options_.trace) {
+      compute_track_[d] = options_.trace->track(w + " " + d.to_string() + " compute");
+      copy_track_[d] = options_.trace->track(w + " " + d.to_string() + " copy");
+    }
+  }
+  host_copy_ = std::make_unique<host::Executor>(w + " host copy");
+  if (options_.trace) host_copy_track_ = options_.trace->track(w + " host copy");
+  transport_.set_handler(options_.id,
+                         [this](comm::DataMessage m) { events_.push(ArrivedEvent{std::move(m)}); });
+  scheduler_thread_ = std::thread([this] { scheduler_loop(); });
+  staging_thread_ = std::thread([this] { staging_loop(); });
+}
+
+Worker::~Worker() {
+  events_.push(StopEvent{});
+  staging_ops_.push(StopOp{});
+  scheduler_thread_.join();
+  staging_thread_.join();
+  // Executors finish their queued jobs when destroyed; their completions go to the queues,
+  // which nobody reads any more.
+  devices_.clear();
+  host_copy_.reset();
+}
+
+void Worker::submit(std::vector<Task> tasks, std::shared_ptr<const FragmentContext> context) {
+  events_.push(SubmitEvent{std::move(tasks), std::move(context)});
+}
+
+Worker::MemoryReport Worker::memory_report() {
+  MessageQueue<MemoryReport> reply;
+  staging_ops_.push(ReportOp{[&reply](MemoryReport r) { reply.push(std::move(r)); }});
+  return reply.pop();
+}
+
+// ---- scheduler thread ----
+
+void Worker::scheduler_loop() {
+  for (;;) {
+    Event event = events_.pop();
+    if (std::holds_alternative<StopEvent>(event)) return;
+    try {
+      std::visit(Overloaded{
+                     [&](SubmitEvent& e) { handle(e); },
+                     [&](StagedEvent& e) {
+                       running_[e.task].pointers = std::move(e.pointers);
+                       scheduler_->on_staged(e.task);
+                     },
+                     [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.error); },
+                     [&](RanEvent& e) { scheduler_->on_ran(e.task, e.error); },
+                     [&](ArrivedEvent& e) {
+                       const uint64_t tag = e.message.tag;
+                       const std::string error = e.message.error;
+                       messages_[tag] = std::move(e.message);
+                       scheduler_->on_message(tag, error);
+                     },
+                     [&](StopEvent&) {},
+                 },
+                 event);
+    } catch (const std::exception& e) {
+      // A broken invariant of the worker itself: report it rather than die silently.
+      on_completed_(options_.id, TaskId(), std::string("internal error in worker ") +
+                                               options_.id.to_string() + ": " + e.what());
+    }
+  }
+}
+
+void Worker::handle(SubmitEvent& e) {
+  for (const Task& t : e.tasks) {
+    if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind))
+      chunks_[c->chunk] = {c->box, c->element_size, c->type,
+                           device_index_.count(c->device) ? c->device : DeviceId()};
+    contexts_[t.id] = e.context;
+  }
+  scheduler_->submit(e.tasks);
+}
+
+MemorySpace Worker::space_for(const Task& task, ChunkId chunk) const {
+  if (const auto* e = std::get_if<planner::ExecuteTask>(&task.kind))
+    return MemorySpace::of_device(e->device);
+  const ChunkMeta& meta = chunks_.at(chunk);
+  return meta.home.valid() ? MemorySpace::of_device(meta.home) : MemorySpace::host();
+}
+
+void Worker::stage_task(const Task& task) {
+  StageOp op{task.id, {}};
+  for (const auto& a : task.accesses)
+    op.requests.push_back(
+        {a.chunk, space_for(task, a.chunk), a.mode != planner::ChunkAccessMode::kRead});
+  staging_ops_.push(std::move(op));
+}
+
+host::Executor& Worker::copy_executor_for(const Task& task) {
+  for (const auto& a : task.accesses) {
+    const ChunkMeta& meta = chunks_.at(a.chunk);
+    if (meta.home.valid()) return devices_[device_index_.at(meta.home)]->copy_engine();
+  }
+  return *host_copy_;
+}
+
+void Worker::record(int track, const std::string& name,
+                    std::chrono::steady_clock::time_point start, std::vector<TraceArg> args) {
+  if (options_.trace && track >= 0)
+    options_.trace->record(track, name, start, std::chrono::steady_clock::now(), std::move(args));
+}
+
+void Worker::run_task(const Task& task) {
+  auto ran = [this, id = task.id](std::exception_ptr e) {
+    events_.push(RanEvent{id, what_of(e)});
+  };
+  std::shared_ptr<const FragmentContext> context = contexts_.at(task.id);
+  const std::vector<void*> pointers =
+      running_.count(task.id) ? running_.at(task.id).pointers : std::vector<void*>{};
+  auto buffer = [&](size_t access) {
+    const ChunkMeta& meta = chunks_.at(task.accesses[access].chunk);
+    return host::BoxBuffer{pointers.at(access), meta.box, meta.element_size};
+  };
+  auto host_buffer = [&](planner::HostBufferId id) {
+    const HostBuffer& h = context->host_buffers.at(id.value);
+    return host::BoxBuffer{h.data, h.box, h.element_size};
+  };
+  const std::string label = planner::describe(task);
+
+  std::visit(
+      Overloaded{
+          [&](const planner::CreateChunkTask& t) {
+            staging_ops_.push(CreateOp{task.id, t.chunk, t.bytes});
+          },
+          [&](const planner::DeleteChunkTask& t) {
+            chunks_.erase(t.chunk);
+            staging_ops_.push(DeleteOp{task.id, t.chunk});
+          },
+          [&](const planner::BarrierTask&) { events_.push(RanEvent{task.id, {}}); },
+          [&](const planner::ExecuteTask& t) {
+            const KernelInfo& info = KernelRegistry::get(t.kernel);
+            std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
+            struct Bound {
+              const ArraySlot* slot;
+              void* data;
+              Rect box;
+            };
+            std::vector<Bound> bound;
+            void* partial = nullptr;
+            for (size_t i = 0; i < task.accesses.size(); ++i) {
+              const ChunkId c = task.accesses[i].chunk;
+              if (c == t.scalar_partial) {
+                partial = pointers.at(i);
+                continue;
+              }
+              const auto& binding = t.bindings.at(i);
+              for (const ArraySlot& slot : info.arrays)
+                if (slot.param == binding.param)
+                  bound.push_back({&slot, pointers.at(i), chunks_.at(c).box});
+            }
+            const int track = compute_track_.count(t.device) ? compute_track_.at(t.device) : -1;
+            auto job = [this, &info, launch, bound, partial, superblock = t.superblock, track,
+                        device = t.device] {
+              const auto start = std::chrono::steady_clock::now();
+              std::vector<uint8_t> functor = launch->functor;
+              for (const ArraySlot& slot : info.arrays)  // unbound: nothing to touch
+                std::memset(functor.data() + slot.byte_offset, 0, handle_bytes(slot.rank));
+              for (const Bound& b : bound)
+                patch_handle(functor.data(), *b.slot, b.data, b.box,
+                             launch->extents.at(b.slot->param));
+              if (partial) info.reducer.init(partial);
+              try {
+                info.run_host(functor.data(), superblock, partial);
+              } catch (const std::exception& e) {
+                throw Error(ErrorKind::kTask, "kernel '" + launch->name + "' failed on superblock " +
+                                                  superblock.to_string() + " on " +
+                                                  device.to_string() + ": " + e.what());
+              }
+              record(track, launch->name, start,
+                     {{"superblock", superblock.to_string()}, {"device", device.to_string()}});
+            };
+            devices_[device_index_.at(t.device)]->compute().execute(std::move(job), ran);
+          },
+          [&](const planner::CopyTask& t) {
+            auto dst = buffer(1);
+            auto src = buffer(0);
+            copy_executor_for(task).execute(
+                [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
+          },
+          [&](const planner::FillTask& t) {
+            auto dst = buffer(0);
+            copy_executor_for(task).execute(
+                [dst, region = t.region, value = t.value] {
+                  host::fill_region(dst, region, value.data());
+                },
+                ran);
+          },
+          [&](const planner::FoldTask& t) {
+            auto src = buffer(0);
+            auto dst = buffer(1);
+            const ReducerInfo* reducer = nullptr;
+            if (t.op == planner::FoldOp::kCustom)
+              reducer = &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer;
+            const DataType type = chunks_.at(t.dst).type;
+            copy_executor_for(task).execute(
+                [dst, src, region = t.region, op = t.op, type, reducer] {
+                  if (reducer)
+                    reducer->join(dst.data, src.data);
+                  else
+                    host::fold_region(dst, src, region, op, type);
+                },
+                ran);
+          },
+          [&](const planner::HostWriteTask& t) {
+            auto dst = buffer(0);
+            auto src = host_buffer(t.buffer);
+            copy_executor_for(task).execute(
+                [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
+          },
+          [&](const planner::HostReadTask& t) {
+            auto src = buffer(0);
+            auto dst = host_buffer(t.buffer);
+            const ReducerInfo* reducer =
+                t.fold ? &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer
+                       : nullptr;
+            copy_executor_for(task).execute(
+                [dst, src, region = t.region, reducer] {
+                  if (reducer)
+                    reducer->join(dst.data, src.data);
+                  else
+                    host::copy_region(dst, src, region);
+                },
+                ran);
+          },
+          [&](const planner::SendTask& t) {
+            const host::ConstBoxBuffer src =
+                t.src.valid() ? host::ConstBoxBuffer(buffer(0)) : host::ConstBoxBuffer(host_buffer(t.host_src));
+            comm::DataMessage m{options_.id, t.to, t.tag, {}, {}};
+            copy_executor_for(task).execute(
+                [this, src, region = t.region, m = std::move(m)]() mutable {
+                  m.payload.resize(static_cast<size_t>(region.volume()) * src.elem_size);
+                  host::pack_region(m.payload.data(), src, region);
+                  transport_.send(std::move(m));
+                },
+                ran);
+          },
+          [&](const planner::RecvTask& t) {
+            auto dst = t.dst.valid() ? buffer(0) : host_buffer(t.host_dst);
+            auto message = std::make_shared<comm::DataMessage>(std::move(messages_.at(t.tag)));
+            messages_.erase(t.tag);
+            copy_executor_for(task).execute(
+                [dst, message, region = t.region, label] {
+                  const size_t expected = static_cast<size_t>(region.volume()) * dst.elem_size;
+                  if (message->payload.size() != expected)
+                    throw Error(ErrorKind::kCommunication,
+                                label + ": message of " + std::to_string(message->payload.size()) +
+                                    " bytes, expected " + std::to_string(expected));
+                  host::unpack_region(dst, message->payload.data(), region);
+                },
+                ran);
+          },
+      },
+      task.kind);
+}
+
+void Worker::report_completion(const Task& task, const std::string& error) {
+  // A Send that will never run still owes its Recv a message: send the error instead.
+  if (!error.empty())
+    if (const auto* s = std::get_if<planner::SendTask>(&task.kind))
+      transport_.send(comm::DataMessage{options_.id, s->to, s->tag, {}, error});
+  if (const auto* r = std::get_if<planner::RecvTask>(&task.kind)) messages_.erase(r->tag);
+  contexts_.erase(task.id);
+  running_.erase(task.id);
+  std::string message = error;
+  if (!message.empty() && message.find(task.id.to_string()) == std::string::npos &&
+      !std::holds_alternative<planner::ExecuteTask>(task.kind))
+    message = planner::describe(task) + ": " + message;
+  on_completed_(options_.id, task.id, message);
+}
+
+// ---- staging thread ----
+
+void Worker::staging_loop() {
+  std::map<TaskId, StageOp> waiting;  // staging that must wait for space, oldest first
+  auto try_stage = [&](StageOp& op) {
+    try {
+      if (memory_->stage(op.task.value(), op.requests) == StageResult::kRetryLater) return false;
+      std::vector<void*> pointers;
+      for (const StageRequest& r : op.requests) pointers.push_back(memory_->data(r.chunk, r.where));
+      events_.push(StagedEvent{op.task, std::move(pointers)});
+    } catch (const std::exception& e) {
+      events_.push(StageFailedEvent{op.task, e.what()});
+    }
+    return true;
+  };
+  auto retry_waiting = [&] {
+    for (auto it = waiting.begin(); it != waiting.end();)
+      it = try_stage(it->second) ? waiting.erase(it) : std::next(it);
+  };
+  for (;;) {
+    StagingOp op = staging_ops_.pop();
+    if (std::holds_alternative<StopOp>(op)) return;
+    std::visit(Overloaded{
+                   [&](StageOp& s) {
+                     if (!try_stage(s)) waiting.emplace(s.task, std::move(s));
+                   },
+                   [&](UnstageOp& u) {
+                     memory_->unstage(u.task.value());
+                     retry_waiting();
+                   },
+                   [&](CreateOp& c) {
+                     std::string error;
+                     try {
+                       memory_->create_chunk(c.chunk, c.bytes);
+                     } catch (const std::exception& e) {
+                       error = e.what();
+                     }
+                     events_.push(RanEvent{c.task, error});
+                   },
+                   [&](DeleteOp& d) {
+                     std::string error;
+                     try {
+                       memory_->delete_chunk(d.chunk);
+                     } catch (const std::exception& e) {
+                       error = e.what();
+                     }
+                     events_.push(RanEvent{d.task, error});
+                     retry_waiting();
+                   },
+                   [&](ReportOp& r) {
+                     MemoryReport report;
+                     for (DeviceId d : options_.devices)
+                       report.device_bytes += memory_->bytes_used(MemorySpace::of_device(d));
+                     report.host_bytes = memory_->bytes_used(MemorySpace::host());
+                     report.spill_files = memory_->spill_file_count();
+                     report.chunks = memory_->chunk_count();
+                     report.counters = memory_->counters();
+                     r.reply(std::move(report));
+                   },
+                   [&](StopOp&) {},
+               },
+               op);
+  }
+}
+
+}  // namespace lightning::worker

@@ -1,0 +1,170 @@
+// One worker: the devices of one process, running the task fragments it is given.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "backend/host/executor.hpp"
+#include "backend/host/host_device.hpp"
+#include "comm/transport.hpp"
+#include "core/ids.hpp"
+#include "planner/task.hpp"
+#include "worker/fragment_context.hpp"
+#include "worker/host_memory_backend.hpp"
+#include "worker/memory_manager.hpp"
+#include "worker/message_queue.hpp"
+#include "worker/scheduler.hpp"
+#include "worker/trace_writer.hpp"
+
+namespace lightning::worker {
+
+/// How a worker is set up.
+struct WorkerOptions {
+  WorkerId id;
+  std::vector<DeviceId> devices;  ///< emulated host devices, in global numbering
+  MemoryLimits memory;            ///< pool size per device, host cap, spill directory
+  uint64_t staging_limit = 2'000'000'000;
+  int threads_per_device = 1;
+  TraceWriter* trace = nullptr;  ///< optional; shared by the workers of a process
+};
+
+/// Runs fragments on a process's devices. Three kinds of threads, each owning its state and
+/// fed by a queue: the scheduler thread (task states, see Scheduler), the staging thread (the
+/// MemoryManager: staging, eviction, spilling; it retries staging that must wait for space),
+/// and the executors (per device: compute and copy engine). Completions are reported through
+/// the handler, from the scheduler thread.
+class Worker {
+ public:
+  /// Called once per finished task; `error` is empty on success.
+  using CompletionHandler =
+      std::function<void(WorkerId worker, TaskId task, const std::string& error)>;
+
+  Worker(WorkerOptions options, comm::Transport& transport, CompletionHandler on_completed);
+  /// Stops the threads; tasks not yet run are abandoned (the driver fences first).
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Queues a fragment; `context` holds the launches and host buffers its tasks name.
+  void submit(std::vector<planner::Task> tasks, std::shared_ptr<const FragmentContext> context);
+
+  WorkerId id() const { return options_.id; }
+
+  /// Memory statistics, read on the staging thread (blocks until it answers).
+  struct MemoryReport {
+    uint64_t device_bytes = 0;
+    uint64_t host_bytes = 0;
+    size_t spill_files = 0;
+    size_t chunks = 0;
+    MemoryCounters counters;
+  };
+  MemoryReport memory_report();
+
+ private:
+  struct ChunkMeta {
+    Rect box;
+    size_t element_size = 0;
+    DataType type = DataType::kUInt8;
+    DeviceId home;  // invalid: host memory
+  };
+  struct Running {  // what a staged task needs while it runs
+    std::shared_ptr<const FragmentContext> context;
+    std::vector<void*> pointers;  // per access, in Task::accesses order
+  };
+
+  // Events for the scheduler thread.
+  struct SubmitEvent {
+    std::vector<planner::Task> tasks;
+    std::shared_ptr<const FragmentContext> context;
+  };
+  struct StagedEvent {
+    TaskId task;
+    std::vector<void*> pointers;
+  };
+  struct StageFailedEvent {
+    TaskId task;
+    std::string error;
+  };
+  struct RanEvent {
+    TaskId task;
+    std::string error;
+  };
+  struct ArrivedEvent {
+    comm::DataMessage message;
+  };
+  struct StopEvent {};
+  using Event =
+      std::variant<SubmitEvent, StagedEvent, StageFailedEvent, RanEvent, ArrivedEvent, StopEvent>;
+
+  // Operations for the staging thread.
+  struct StageOp {
+    TaskId task;
+    std::vector<StageRequest> requests;
+  };
+  struct UnstageOp {
+    TaskId task;
+  };
+  struct CreateOp {
+    TaskId task;
+    ChunkId chunk;
+    uint64_t bytes;
+  };
+  struct DeleteOp {
+    TaskId task;
+    ChunkId chunk;
+  };
+  struct ReportOp {
+    std::function<void(MemoryReport)> reply;
+  };
+  struct StopOp {};
+  using StagingOp = std::variant<StageOp, UnstageOp, CreateOp, DeleteOp, ReportOp, StopOp>;
+
+  class Sink;
+
+  void scheduler_loop();
+  void staging_loop();
+  void handle(SubmitEvent& e);
+  void run_task(const planner::Task& task);
+  void stage_task(const planner::Task& task);
+  void report_completion(const planner::Task& task, const std::string& error);
+  MemorySpace space_for(const planner::Task& task, ChunkId chunk) const;
+  host::Executor& copy_executor_for(const planner::Task& task);
+  void record(int track, const std::string& name, std::chrono::steady_clock::time_point start,
+              std::vector<TraceArg> args);
+
+  WorkerOptions options_;
+  comm::Transport& transport_;
+  CompletionHandler on_completed_;
+
+  MessageQueue<Event> events_;
+  MessageQueue<StagingOp> staging_ops_;
+
+  // Scheduler-thread state.
+  std::unique_ptr<Sink> sink_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unordered_map<ChunkId, ChunkMeta> chunks_;
+  std::unordered_map<TaskId, std::shared_ptr<const FragmentContext>> contexts_;
+  std::unordered_map<TaskId, Running> running_;
+  std::unordered_map<uint64_t, comm::DataMessage> messages_;  // arrived, Recv not yet run
+
+  // Staging-thread state.
+  HostMemoryBackend memory_backend_;
+  std::unique_ptr<MemoryManager> memory_;
+
+  // Executors (declared after the queues: their last jobs still post to them on shutdown).
+  std::vector<std::unique_ptr<host::HostDevice>> devices_;
+  std::unique_ptr<host::Executor> host_copy_;  // for chunks in host memory
+  std::unordered_map<DeviceId, size_t> device_index_;
+  std::unordered_map<DeviceId, int> compute_track_, copy_track_;
+  int host_copy_track_ = -1;
+
+  std::thread scheduler_thread_;
+  std::thread staging_thread_;
+};
+
+}  // namespace lightning::worker

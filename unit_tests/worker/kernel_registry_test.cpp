@@ -1,0 +1,55 @@
+#include "worker/kernel_registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include "comm/loopback_transport.hpp"
+#include "core/error.hpp"
+
+namespace lightning::worker {
+namespace {
+
+KernelInfo named(const std::string& name) {
+  KernelInfo info;
+  info.name = name;
+  info.annotation = "global i => read a[i]";
+  info.signature.add_array("a", DataType::kFloat32, 1);
+  return info;
+}
+
+TEST(KernelRegistry, IdsComeFromNamesSoEveryProcessAgrees) {
+  const KernelId id = KernelRegistry::add(named("registry_test::first"));
+  EXPECT_EQ(id, KernelRegistry::id_of("registry_test::first"));
+  EXPECT_TRUE(KernelRegistry::contains(id));
+  EXPECT_EQ(KernelRegistry::get(id).name, "registry_test::first");
+  EXPECT_NE(KernelRegistry::id_of("registry_test::first"), KernelRegistry::id_of("registry_test::other"));
+}
+
+TEST(KernelRegistry, ANameRegisteredTwiceOrAnUnknownIdIsAnError) {
+  KernelRegistry::add(named("registry_test::twice"));
+  try {
+    KernelRegistry::add(named("registry_test::twice"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "kernel 'registry_test::twice' is registered twice: kernel names must be unique");
+  }
+  EXPECT_THROW(KernelRegistry::get(KernelId(12345)), Error);
+}
+
+TEST(LoopbackTransport, DeliversByWorkerAndRejectsUnknownOnes) {
+  comm::LoopbackTransport t;
+  std::vector<uint64_t> got;
+  t.set_handler(WorkerId(1), [&](comm::DataMessage m) { got.push_back(m.tag); });
+  t.send({WorkerId(0), WorkerId(1), 42, {1, 2, 3}, {}});
+  EXPECT_EQ(got, std::vector<uint64_t>{42});
+  try {
+    t.send({WorkerId(0), WorkerId(5), 7, {}, {}});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
+    EXPECT_EQ(e.message(), "message with tag 7 for worker W5, which does not exist in this process");
+  }
+}
+
+}  // namespace
+}  // namespace lightning::worker

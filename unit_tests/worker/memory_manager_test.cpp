@@ -1,0 +1,378 @@
+#include "worker/memory_manager.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "core/error.hpp"
+#include "memory_test_support.hpp"
+#include "worker/host_memory_backend.hpp"
+
+namespace lightning::worker {
+namespace {
+
+using namespace lightning::worker::testing;
+
+constexpr uint64_t KiB = 1024;
+constexpr uint64_t MiB = 1024 * 1024;
+
+class MemoryManagerTest : public ::testing::Test {
+ protected:
+  /// A manager with devices D0..D(n-1) of `device_bytes` each.
+  MemoryManager& make(int devices, uint64_t device_bytes, std::optional<uint64_t> host_bytes) {
+    MemoryLimits limits;
+    for (int d = 0; d < devices; ++d) limits.devices.emplace_back(DeviceId(d), device_bytes);
+    limits.host_bytes = host_bytes;
+    limits.spill_dir = dir.path.string();
+    mm = std::make_unique<MemoryManager>(limits, backend);
+    return *mm;
+  }
+  /// Stages one chunk for writing, fills it with pattern(seed), unstages.
+  void write_chunk(uint64_t chunk, MemorySpace where, uint64_t seed) {
+    ASSERT_EQ(mm->stage(next_token, {write(chunk, where)}), StageResult::kStaged);
+    put(*mm, chunk, where, pattern(mm->chunk_bytes(ChunkId(chunk)), seed));
+    mm->unstage(next_token++);
+    mm->check_invariants();
+  }
+  /// Stages one chunk for reading and checks its bytes.
+  void expect_chunk(uint64_t chunk, MemorySpace where, uint64_t seed) {
+    ASSERT_EQ(mm->stage(next_token, {read(chunk, where)}), StageResult::kStaged);
+    EXPECT_TRUE(holds(*mm, chunk, where, pattern(mm->chunk_bytes(ChunkId(chunk)), seed)))
+        << "C" << chunk << " on " << where.to_string();
+    mm->unstage(next_token++);
+    mm->check_invariants();
+  }
+  void TearDown() override {
+    mm.reset();
+    EXPECT_EQ(backend.live_device_pools(), 0);
+    EXPECT_EQ(backend.live_host_allocations(), 0);
+    EXPECT_TRUE(dir.empty()) << "spill files left behind";
+  }
+
+  TempDir dir;
+  HostMemoryBackend backend;
+  std::unique_ptr<MemoryManager> mm;
+  uint64_t next_token = 1;
+};
+
+template <class F>
+Error expect_error(F&& f, ErrorKind kind) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), kind) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "no error thrown";
+  return Error(ErrorKind::kInternal, "");
+}
+
+TEST_F(MemoryManagerTest, MemorySpaceNames) {
+  EXPECT_EQ(dev(2).to_string(), "D2 memory");
+  EXPECT_EQ(host().to_string(), "host");
+  EXPECT_EQ(disk().to_string(), "disk");
+  EXPECT_EQ(dev(2), dev(2));
+  EXPECT_NE(dev(2), dev(3));
+  EXPECT_NE(dev(2), host());
+}
+
+TEST_F(MemoryManagerTest, NeverWrittenChunkIsZeros) {
+  auto& m = make(1, 4 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 1000);
+  EXPECT_EQ(m.bytes_used(dev(0)), 0u);  // metadata only
+  ASSERT_EQ(m.stage(1, {read(1, dev(0))}), StageResult::kStaged);
+  EXPECT_TRUE(holds(m, 1, dev(0), std::vector<unsigned char>(1000, 0)));
+  EXPECT_EQ(m.bytes_used(dev(0)), 1024u);
+  EXPECT_EQ(m.counters().zero_fills, 1u);
+  m.unstage(1);
+}
+
+TEST_F(MemoryManagerTest, EvictsDeviceToHostToDiskAndBack) {
+  auto& m = make(1, 4 * KiB, 4 * KiB);
+  for (uint64_t c = 1; c <= 6; ++c) m.create_chunk(ChunkId(c), 2 * KiB);
+  for (uint64_t c = 1; c <= 6; ++c) {
+    write_chunk(c, dev(0), 100 + c);
+    EXPECT_LE(m.bytes_used(dev(0)), 4 * KiB);
+    EXPECT_LE(m.bytes_used(host()), 4 * KiB);
+  }
+  // D0 holds the two most recent, host the next two, disk the oldest two.
+  for (uint64_t c : {5, 6}) EXPECT_TRUE(m.has_copy(ChunkId(c), dev(0)));
+  for (uint64_t c : {3, 4}) EXPECT_TRUE(m.has_copy(ChunkId(c), host()));
+  for (uint64_t c : {1, 2}) EXPECT_TRUE(m.has_copy(ChunkId(c), disk()));
+  EXPECT_EQ(m.counters().device_evictions, 4u);
+  EXPECT_EQ(m.counters().write_backs_to_host, 4u);
+  EXPECT_EQ(m.counters().host_evictions, 2u);
+  EXPECT_EQ(m.counters().disk_writes, 2u);
+  EXPECT_EQ(m.spill_file_count(), 2u);
+  EXPECT_EQ(dir.file_count(), 2u);
+  EXPECT_EQ(m.bytes_used(disk()), 4 * KiB);
+  // Every chunk comes back intact, over and over, from wherever it went.
+  for (int round = 0; round < 3; ++round)
+    for (uint64_t c = 1; c <= 6; ++c) expect_chunk(c, dev(0), 100 + c);
+  EXPECT_GT(m.counters().disk_reads, 0u);
+  // Clean copies with a valid spill file are dropped, not written again.
+  const uint64_t writes = m.counters().disk_writes;
+  for (uint64_t c = 1; c <= 6; ++c) expect_chunk(c, dev(0), 100 + c);
+  EXPECT_EQ(m.counters().disk_writes, writes);
+}
+
+TEST_F(MemoryManagerTest, WithoutHostRoomDeviceEvictsStraightToDisk) {
+  auto& m = make(1, 2 * KiB, 0);
+  m.create_chunk(ChunkId(1), 2 * KiB);
+  m.create_chunk(ChunkId(2), 2 * KiB);
+  write_chunk(1, dev(0), 1);
+  write_chunk(2, dev(0), 2);
+  EXPECT_TRUE(m.has_copy(ChunkId(1), disk()));
+  EXPECT_FALSE(m.has_copy(ChunkId(1), host()));
+  EXPECT_EQ(m.counters().write_backs_to_host, 0u);
+  expect_chunk(1, dev(0), 1);
+  expect_chunk(2, dev(0), 2);
+  // Host tasks cannot run at all with a zero host cap.
+  expect_error([&] { m.stage(99, {read(1, host())}); }, ErrorKind::kOutOfMemory);
+}
+
+TEST_F(MemoryManagerTest, StagingIsAllOrNothing) {
+  auto& m = make(1, 4 * KiB, std::nullopt);
+  for (uint64_t c = 1; c <= 3; ++c) m.create_chunk(ChunkId(c), 2 * KiB);
+  write_chunk(1, dev(0), 1);
+  ASSERT_EQ(m.stage(10, {read(1, dev(0))}), StageResult::kStaged);  // C1 locked on D0
+  const MemoryCounters before = m.counters();
+  // C2 would fit, C3 too, but not both next to the locked C1.
+  EXPECT_EQ(m.stage(11, {read(2, dev(0)), write(3, dev(0))}), StageResult::kRetryLater);
+  EXPECT_FALSE(m.has_copy(ChunkId(2), dev(0)));
+  EXPECT_FALSE(m.has_copy(ChunkId(3), dev(0)));
+  EXPECT_EQ(m.bytes_used(dev(0)), 2 * KiB);
+  EXPECT_EQ(m.counters().device_evictions, before.device_evictions);
+  EXPECT_EQ(m.counters().zero_fills, before.zero_fills);
+  EXPECT_FALSE(m.is_staged(11));
+  m.check_invariants();
+  // One of them fits.
+  ASSERT_EQ(m.stage(12, {read(2, dev(0))}), StageResult::kStaged);
+  m.unstage(12);
+  // After the unstage, the same request succeeds, evicting C1 and C2 as needed.
+  m.unstage(10);
+  ASSERT_EQ(m.stage(11, {read(2, dev(0)), write(3, dev(0))}), StageResult::kStaged);
+  EXPECT_TRUE(m.has_copy(ChunkId(1), host()));
+  m.unstage(11);
+  expect_chunk(1, dev(0), 1);
+}
+
+TEST_F(MemoryManagerTest, RetryWhenHostSpaceIsLocked) {
+  auto& m = make(0, 0, 4 * KiB);
+  m.create_chunk(ChunkId(1), 3 * KiB);
+  m.create_chunk(ChunkId(2), 3 * KiB);
+  ASSERT_EQ(m.stage(1, {write(1, host())}), StageResult::kStaged);
+  EXPECT_EQ(m.stage(2, {read(2, host())}), StageResult::kRetryLater);
+  m.unstage(1);
+  ASSERT_EQ(m.stage(2, {read(2, host())}), StageResult::kStaged);
+  EXPECT_TRUE(m.has_copy(ChunkId(1), disk()));
+  m.unstage(2);
+}
+
+TEST_F(MemoryManagerTest, OutOfMemoryMessageGivesSizes) {
+  auto& m = make(2, 64 * MiB, 16 * MiB);
+  m.create_chunk(ChunkId(4), 64 * MiB);
+  m.create_chunk(ChunkId(9), 32 * MiB);
+  auto e = expect_error(
+      [&] {
+        m.stage(1, {read(9, dev(1)), write(4, dev(1))});
+      },
+      ErrorKind::kOutOfMemory);
+  EXPECT_EQ(e.message(),
+            "task needs 96 MiB on D1 memory (chunks C4 64 MiB, C9 32 MiB), which holds 64 MiB");
+  e = expect_error([&] { m.stage(1, {read(9, host())}); }, ErrorKind::kOutOfMemory);
+  EXPECT_EQ(e.message(), "task needs 32 MiB on host (chunk C9 32 MiB), which holds 16 MiB");
+  // Alignment is part of the size on devices.
+  m.create_chunk(ChunkId(5), 64 * MiB - 100);
+  m.create_chunk(ChunkId(6), 100);
+  e = expect_error(
+      [&] {
+        m.stage(1, {read(5, dev(0)), read(6, dev(0))});
+      },
+      ErrorKind::kOutOfMemory);
+  EXPECT_NE(e.message().find("in 256-byte units"), std::string::npos) << e.message();
+  EXPECT_FALSE(m.is_staged(1));
+  EXPECT_EQ(m.bytes_used(dev(1)), 0u);
+  // Chunks that fit one at a time still work.
+  ASSERT_EQ(m.stage(1, {write(4, dev(1))}), StageResult::kStaged);
+  m.unstage(1);
+}
+
+TEST_F(MemoryManagerTest, SameChunkTwiceInOneTask) {
+  auto& m = make(1, 4 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 2 * KiB);
+  ASSERT_EQ(m.stage(1, {read(1, dev(0)), write(1, dev(0)), read(1, dev(0))}), StageResult::kStaged);
+  EXPECT_EQ(m.bytes_used(dev(0)), 2 * KiB);
+  put(m, 1, dev(0), pattern(2 * KiB, 5));
+  m.unstage(1);
+  EXPECT_FALSE(m.is_locked(ChunkId(1), dev(0)));
+  // Reading it on two memories in one task is fine too.
+  ASSERT_EQ(m.stage(2, {read(1, dev(0)), read(1, host())}), StageResult::kStaged);
+  EXPECT_TRUE(holds(m, 1, host(), pattern(2 * KiB, 5)));
+  m.unstage(2);
+}
+
+TEST_F(MemoryManagerTest, MultipleValidCopiesAndInvalidationOnWrite) {
+  auto& m = make(2, 8 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 3 * KiB);
+  write_chunk(1, dev(0), 1);
+  // Two tasks read it on two devices at once, a third on the host.
+  ASSERT_EQ(m.stage(1, {read(1, dev(0))}), StageResult::kStaged);
+  ASSERT_EQ(m.stage(2, {read(1, dev(1))}), StageResult::kStaged);
+  ASSERT_EQ(m.stage(3, {read(1, host())}), StageResult::kStaged);
+  EXPECT_TRUE(holds(m, 1, dev(1), pattern(3 * KiB, 1)));
+  EXPECT_TRUE(holds(m, 1, host(), pattern(3 * KiB, 1)));
+  EXPECT_NE(m.data(ChunkId(1), dev(0)), m.data(ChunkId(1), dev(1)));
+  // A writer must wait for every reader.
+  EXPECT_EQ(m.stage(4, {write(1, dev(1))}), StageResult::kRetryLater);
+  m.unstage(1);
+  m.unstage(3);
+  EXPECT_EQ(m.stage(4, {write(1, dev(1))}), StageResult::kRetryLater);
+  m.unstage(2);
+  ASSERT_EQ(m.stage(4, {write(1, dev(1))}), StageResult::kStaged);
+  // The written copy is the only one: the others are gone at once.
+  EXPECT_FALSE(m.has_copy(ChunkId(1), dev(0)));
+  EXPECT_FALSE(m.has_copy(ChunkId(1), host()));
+  EXPECT_EQ(m.counters().invalidations, 2u);
+  EXPECT_EQ(m.bytes_used(dev(0)), 0u);
+  EXPECT_EQ(m.bytes_used(host()), 0u);
+  // Readers wait for the writer.
+  EXPECT_EQ(m.stage(5, {read(1, dev(0))}), StageResult::kRetryLater);
+  put(m, 1, dev(1), pattern(3 * KiB, 2));
+  m.unstage(4);
+  expect_chunk(1, dev(0), 2);
+  expect_chunk(1, host(), 2);
+}
+
+TEST_F(MemoryManagerTest, WriteRemovesStaleSpillFile) {
+  auto& m = make(1, 2 * KiB, 0);
+  m.create_chunk(ChunkId(1), 2 * KiB);
+  m.create_chunk(ChunkId(2), 2 * KiB);
+  write_chunk(1, dev(0), 1);
+  write_chunk(2, dev(0), 2);  // C1 to disk
+  ASSERT_TRUE(m.has_copy(ChunkId(1), disk()));
+  write_chunk(1, dev(0), 3);  // reads C1 back, writes it: the file is stale
+  EXPECT_FALSE(m.has_copy(ChunkId(1), disk()));
+  write_chunk(2, dev(0), 4);  // C1 to disk again, new contents
+  expect_chunk(1, dev(0), 3);
+  expect_chunk(2, dev(0), 4);
+}
+
+TEST_F(MemoryManagerTest, DeleteFreesMemoryAndFiles) {
+  auto& m = make(2, 4 * KiB, 4 * KiB);
+  for (uint64_t c = 1; c <= 8; ++c) {
+    m.create_chunk(ChunkId(c), 2 * KiB);
+    write_chunk(c, dev(c % 2), c);
+  }
+  ASSERT_EQ(m.stage(50, {read(1, host()), read(2, dev(1))}), StageResult::kStaged);
+  m.unstage(50);
+  EXPECT_GT(m.spill_file_count(), 0u);
+  EXPECT_GT(dir.file_count(), 0u);
+  for (uint64_t c = 1; c <= 8; ++c) m.delete_chunk(ChunkId(c));
+  EXPECT_EQ(m.chunk_count(), 0u);
+  EXPECT_EQ(m.bytes_used(dev(0)), 0u);
+  EXPECT_EQ(m.bytes_used(dev(1)), 0u);
+  EXPECT_EQ(m.bytes_used(host()), 0u);
+  EXPECT_EQ(m.bytes_used(disk()), 0u);
+  EXPECT_EQ(m.spill_file_count(), 0u);
+  EXPECT_EQ(dir.file_count(), 0u);
+  EXPECT_EQ(backend.live_host_allocations(), 0);
+  m.check_invariants();
+}
+
+TEST_F(MemoryManagerTest, CorruptSpillFileFailsTheStagingCleanly) {
+  auto& m = make(1, 2 * KiB, 0);
+  m.create_chunk(ChunkId(1), 2 * KiB);
+  m.create_chunk(ChunkId(2), 2 * KiB);
+  write_chunk(1, dev(0), 1);
+  write_chunk(2, dev(0), 2);
+  const std::string path = m.spill_directory() + "/C1.spill";
+  ASSERT_TRUE(std::filesystem::exists(path));
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekg(100);
+    char c;
+    f.read(&c, 1);
+    c = static_cast<char>(c ^ 1);
+    f.seekp(100);
+    f.write(&c, 1);
+  }
+  auto e = expect_error([&] { m.stage(7, {read(1, dev(0))}); }, ErrorKind::kTask);
+  EXPECT_NE(e.message().find(path), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("C1"), std::string::npos) << e.message();
+  EXPECT_FALSE(m.is_staged(7));
+  EXPECT_FALSE(m.has_copy(ChunkId(1), dev(0)));
+  m.check_invariants();
+  expect_chunk(2, dev(0), 2);
+}
+
+TEST_F(MemoryManagerTest, MisuseIsReportedWithTheCulprit) {
+  auto& m = make(2, 4 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 1 * KiB);
+  m.create_chunk(ChunkId(2), 1 * KiB);
+  auto msg = [](const Error& e) { return e.message(); };
+  EXPECT_NE(msg(expect_error([&] { m.create_chunk(ChunkId(1), 5); }, ErrorKind::kInvalidArgument))
+                .find("C1 already exists"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error([&] { m.stage(1, {read(3, dev(0))}); }, ErrorKind::kInvalidArgument))
+                .find("unknown chunk C3"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error([&] { m.stage(1, {read(1, dev(7))}); }, ErrorKind::kInvalidArgument))
+                .find("unknown device D7 (this memory manager has D0, D1)"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error([&] { m.stage(1, {read(1, disk())}); }, ErrorKind::kInvalidArgument))
+                .find("disk"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error(
+                    [&] {
+                      m.stage(1, {write(1, dev(0)), read(1, dev(1))});
+                    },
+                    ErrorKind::kInvalidArgument))
+                .find("C1 is written on D0 memory"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error([&] { m.delete_chunk(ChunkId(5)); }, ErrorKind::kInvalidArgument))
+                .find("unknown chunk C5"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error([&] { m.unstage(42); }, ErrorKind::kInvalidArgument)).find("token 42"),
+            std::string::npos);
+  ASSERT_EQ(m.stage(1, {read(1, dev(0))}), StageResult::kStaged);
+  EXPECT_NE(msg(expect_error([&] { m.stage(1, {read(2, dev(0))}); }, ErrorKind::kInvalidArgument))
+                .find("token 1 is already staged"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error([&] { m.delete_chunk(ChunkId(1)); }, ErrorKind::kInvalidArgument))
+                .find("C1 is staged"),
+            std::string::npos);
+  EXPECT_NE(msg(expect_error([&] { m.data(ChunkId(1), dev(1)); }, ErrorKind::kInvalidArgument))
+                .find("C1 has no copy on D1 memory"),
+            std::string::npos);
+  m.unstage(1);
+  m.delete_chunk(ChunkId(1));
+  EXPECT_FALSE(m.has_chunk(ChunkId(1)));
+  // Bad limits.
+  MemoryLimits twice;
+  twice.devices = {{DeviceId(0), 1024}, {DeviceId(0), 1024}};
+  twice.spill_dir = dir.path.string();
+  EXPECT_NE(
+      msg(expect_error([&] { MemoryManager bad(twice, backend); }, ErrorKind::kInvalidArgument))
+          .find("D0 is listed twice"),
+      std::string::npos);
+}
+
+TEST_F(MemoryManagerTest, EmptyStageAndZeroByteChunks) {
+  auto& m = make(1, 1 * KiB, 0);
+  ASSERT_EQ(m.stage(1, {}), StageResult::kStaged);
+  m.unstage(1);
+  m.create_chunk(ChunkId(1), 0);
+  ASSERT_EQ(m.stage(2, {write(1, dev(0)), read(1, dev(0))}), StageResult::kStaged);
+  m.unstage(2);
+  m.create_chunk(ChunkId(2), 1 * KiB);
+  write_chunk(2, dev(0), 3);  // evicts C1 (0 bytes) to the host
+  ASSERT_EQ(m.stage(3, {read(1, dev(0))}), StageResult::kStaged);
+  m.unstage(3);
+  expect_chunk(2, dev(0), 3);
+}
+
+}  // namespace
+}  // namespace lightning::worker

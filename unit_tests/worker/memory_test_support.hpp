@@ -1,0 +1,76 @@
+// Helpers shared by the memory manager tests.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "worker/memory_manager.hpp"
+
+namespace lightning::worker::testing {
+
+/// A fresh directory for one test's spill files, removed afterwards.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string templ = (std::filesystem::temp_directory_path() / "lk-mm-test-XXXXXX").string();
+    path = ::mkdtemp(templ.data());
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  /// Files anywhere below the directory.
+  size_t file_count() const {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(path))
+      n += e.is_regular_file();
+    return n;
+  }
+  bool empty() const { return std::filesystem::is_empty(path); }
+};
+
+/// Deterministic bytes of a chunk version.
+inline std::vector<unsigned char> pattern(uint64_t bytes, uint64_t seed) {
+  std::vector<unsigned char> v(bytes);
+  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (auto& b : v) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    b = static_cast<unsigned char>(x);
+  }
+  return v;
+}
+
+inline MemorySpace dev(uint64_t d) {
+  return MemorySpace::of_device(DeviceId(d));
+}
+inline MemorySpace host() {
+  return MemorySpace::host();
+}
+inline MemorySpace disk() {
+  return MemorySpace::disk();
+}
+
+inline StageRequest read(uint64_t chunk, MemorySpace where) {
+  return {ChunkId(chunk), where, false};
+}
+inline StageRequest write(uint64_t chunk, MemorySpace where) {
+  return {ChunkId(chunk), where, true};
+}
+
+/// Copies bytes into a staged copy (host-emulated devices are host-addressable).
+inline void put(MemoryManager& mm, uint64_t chunk, MemorySpace where,
+                const std::vector<unsigned char>& bytes) {
+  if (!bytes.empty()) std::memcpy(mm.data(ChunkId(chunk), where), bytes.data(), bytes.size());
+}
+
+inline bool holds(const MemoryManager& mm, uint64_t chunk, MemorySpace where,
+                  const std::vector<unsigned char>& bytes) {
+  void* p = mm.data(ChunkId(chunk), where);  // throws when there is no copy
+  return bytes.empty() || std::memcmp(p, bytes.data(), bytes.size()) == 0;
+}
+
+}  // namespace lightning::worker::testing

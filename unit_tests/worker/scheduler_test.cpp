@@ -1,0 +1,149 @@
+// The scheduler alone: a fake sink records what it is asked to do, the test answers.
+#include "worker/scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace lightning::worker {
+namespace {
+
+using planner::ChunkAccessMode;
+using planner::Task;
+
+class RecordingSink : public SchedulerSink {
+ public:
+  void stage(const Task& t) override { log.push_back("stage " + t.id.to_string()); }
+  void run(const Task& t) override { log.push_back("run " + t.id.to_string()); }
+  void unstage(const Task& t) override { log.push_back("unstage " + t.id.to_string()); }
+  void completed(const Task& t, const std::string& error) override {
+    log.push_back("done " + t.id.to_string() + (error.empty() ? "" : " (" + error + ")"));
+  }
+  std::vector<std::string> take() {
+    std::vector<std::string> out;
+    out.swap(log);
+    return out;
+  }
+  std::vector<std::string> log;
+};
+
+Task create(uint64_t id, uint64_t chunk, uint64_t device, uint64_t bytes) {
+  Task t{TaskId(id), WorkerId(0),
+         planner::CreateChunkTask{ChunkId(chunk), ArrayId(0), Rect(Point{0}, Point{int64_t(bytes)}),
+                                  DeviceId(device), false, bytes, DataType::kUInt8, 1},
+         {}, {}};
+  t.accesses = planner::accesses_of(t.kind);
+  return t;
+}
+
+Task fill(uint64_t id, uint64_t chunk, uint64_t bytes, std::vector<uint64_t> deps) {
+  Task t{TaskId(id), WorkerId(0),
+         planner::FillTask{ChunkId(chunk), Rect(Point{0}, Point{int64_t(bytes)}), {0}}, {}, {}};
+  for (uint64_t d : deps) t.deps.push_back(TaskId(d));
+  t.accesses = planner::accesses_of(t.kind);
+  return t;
+}
+
+Task recv(uint64_t id, uint64_t chunk, uint64_t tag, std::vector<uint64_t> deps) {
+  Task t{TaskId(id), WorkerId(0),
+         planner::RecvTask{ChunkId(chunk), {}, {}, Rect(Point{0}, Point{1}), WorkerId(1), tag}, {},
+         {}};
+  for (uint64_t d : deps) t.deps.push_back(TaskId(d));
+  t.accesses = planner::accesses_of(t.kind);
+  return t;
+}
+
+Task barrier(uint64_t id, std::vector<uint64_t> deps) {
+  Task t{TaskId(id), WorkerId(0), planner::BarrierTask{LaunchId(0)}, {}, {}};
+  for (uint64_t d : deps) t.deps.push_back(TaskId(d));
+  return t;
+}
+
+Task remove(uint64_t id, uint64_t chunk, std::vector<uint64_t> deps) {
+  Task t{TaskId(id), WorkerId(0), planner::DeleteChunkTask{ChunkId(chunk), Rect(Point{0}, Point{1})},
+         {}, {}};
+  for (uint64_t d : deps) t.deps.push_back(TaskId(d));
+  t.accesses = planner::accesses_of(t.kind);
+  return t;
+}
+
+TEST(Scheduler, TasksRunAfterTheirDependenciesAndStageBeforeRunning) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
+  s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T0"}));  // creation needs no staging
+  s.on_ran(TaskId(0), "");
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T0", "stage T1"}));
+  s.on_staged(TaskId(1));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T1"}));
+  s.on_ran(TaskId(1), "");
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T1", "done T1"}));
+  EXPECT_EQ(s.pending(), 0u);
+}
+
+TEST(Scheduler, TheStagingLimitHoldsBackWorkButNeverStarvesADevice) {
+  RecordingSink sink;
+  Scheduler s(sink, 100);
+  s.submit({create(0, 0, 0, 80), create(1, 1, 0, 80), create(2, 2, 0, 500)});
+  for (uint64_t t : {0, 1, 2}) s.on_ran(TaskId(t), "");
+  sink.take();
+  // Three ready fills on device D0: 80 + 80 would exceed 100, so one at a time, oldest first;
+  // the 500-byte one goes alone, when nothing else is staged.
+  s.submit({fill(3, 0, 80, {}), fill(4, 1, 80, {}), fill(5, 2, 500, {})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T3"}));
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 80u);
+  s.on_staged(TaskId(3));
+  s.on_ran(TaskId(3), "");
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T3", "unstage T3", "done T3", "stage T4"}));
+  s.on_staged(TaskId(4));
+  s.on_ran(TaskId(4), "");
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T4", "unstage T4", "done T4", "stage T5"}));
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 500u);
+}
+
+TEST(Scheduler, ARecvWaitsForItsMessageWhicheverComesFirst) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
+  s.submit({create(0, 0, 0, 8)});
+  s.on_ran(TaskId(0), "");
+  sink.take();
+  s.submit({recv(1, 0, 7, {})});
+  EXPECT_TRUE(sink.take().empty());  // no message yet
+  s.on_message(7);
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T1"}));
+  s.on_message(9);  // early: its Recv comes later
+  s.submit({recv(2, 0, 9, {})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T2"}));
+}
+
+TEST(Scheduler, FailuresSkipDependentsButCleanupAndBarriersRun) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
+  s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0})});
+  s.on_ran(TaskId(0), "");
+  s.on_staged(TaskId(1));
+  s.on_ran(TaskId(1), "boom");
+  sink.take();
+  // Submitted after T1 failed and left: still skipped. The delete and the barrier run.
+  s.submit({fill(2, 0, 8, {1}), remove(3, 0, {2}), barrier(4, {3})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T2 (skipped: it depends on T1, which failed)",
+                                                   "run T3"}));
+  s.on_ran(TaskId(3), "");
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T3", "run T4"}));
+}
+
+TEST(Scheduler, AMessageCarryingAnErrorFailsItsRecv) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
+  s.submit({create(0, 0, 0, 8)});
+  s.on_ran(TaskId(0), "");
+  sink.take();
+  s.submit({recv(1, 0, 3, {})});
+  s.on_message(3, "skipped: it depends on T9, which failed");
+  EXPECT_EQ(sink.take(),
+            (std::vector<std::string>{"done T1 (skipped: it depends on T9, which failed)"}));
+}
+
+}  // namespace
+}  // namespace lightning::worker
