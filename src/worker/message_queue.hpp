@@ -13,10 +13,10 @@ template <class T>
 class MessageQueue {
  public:
   void push(T message) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      queue_.push_back(std::move(message));
-    }
+    // Notify while holding the lock: once pop() returns, the consumer may destroy the queue
+    // (a reply queue on its stack), so the producer must be done with it by then.
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(message));
     ready_.notify_one();
   }
 
