@@ -33,7 +33,9 @@ std::string what_of(const std::exception_ptr& e) {
 }
 
 // Size of an ArrayHandle of `rank` axes: data, offset, stride[rank], extent[rank].
-size_t handle_bytes(int rank) { return 2 * sizeof(int64_t) + 2 * sizeof(int64_t) * rank; }
+size_t handle_bytes(int rank) {
+  return 2 * sizeof(int64_t) + 2 * sizeof(int64_t) * rank;
+}
 
 // Points the array handles of `functor` at the superblock's chunks (see ArrayHandle): data at
 // the chunk's storage, offset at the linear index of its box's first element, row-major
@@ -90,7 +92,10 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
     }
   }
   host_copy_ = std::make_unique<host::Executor>(w + " host copy");
-  if (options_.trace) host_copy_track_ = options_.trace->track(w + " host copy");
+  if (options_.trace) {
+    host_copy_track_ = options_.trace->track(w + " host copy");
+    staging_track_ = options_.trace->track(w + " staging (eviction, disk)");
+  }
   transport_.set_handler(options_.id,
                          [this](comm::DataMessage m) { events_.push(ArrivedEvent{std::move(m)}); });
   scheduler_thread_ = std::thread([this] { scheduler_loop(); });
@@ -144,8 +149,9 @@ void Worker::scheduler_loop() {
                  event);
     } catch (const std::exception& e) {
       // A broken invariant of the worker itself: report it rather than die silently.
-      on_completed_(options_.id, TaskId(), std::string("internal error in worker ") +
-                                               options_.id.to_string() + ": " + e.what());
+      on_completed_(
+          options_.id, TaskId(),
+          std::string("internal error in worker ") + options_.id.to_string() + ": " + e.what());
     }
   }
 }
@@ -175,24 +181,41 @@ void Worker::stage_task(const Task& task) {
   staging_ops_.push(std::move(op));
 }
 
-host::Executor& Worker::copy_executor_for(const Task& task) {
+void Worker::run_copy(const Task& task, host::Executor::Job job, host::Executor::Done done) {
+  // On the copy engine of the device holding the task's first chunk (host memory: the
+  // worker's own), traced as one slice with the bytes it moves.
+  host::Executor* engine = host_copy_.get();
+  int track = host_copy_track_;
   for (const auto& a : task.accesses) {
     const ChunkMeta& meta = chunks_.at(a.chunk);
-    if (meta.home.valid()) return devices_[device_index_.at(meta.home)]->copy_engine();
+    if (!meta.home.valid()) continue;
+    engine = &devices_[device_index_.at(meta.home)]->copy_engine();
+    track = options_.trace ? copy_track_.at(meta.home) : -1;
+    break;
   }
-  return *host_copy_;
+  uint64_t bytes = 0;
+  if (!task.accesses.empty()) {
+    const auto& a = task.accesses.back();  // the written region: what moves
+    bytes = static_cast<uint64_t>(a.region.volume()) * chunks_.at(a.chunk).element_size;
+  }
+  engine->execute(
+      [this, job = std::move(job), track, name = std::string(planner::name_of(task.kind)),
+       id = task.id.to_string(), bytes] {
+        const auto start = std::chrono::steady_clock::now();
+        job();
+        record(track, name, start, {{"task", id}, {"bytes", bytes}});
+      },
+      std::move(done));
 }
 
-void Worker::record(int track, const std::string& name,
-                    std::chrono::steady_clock::time_point start, std::vector<TraceArg> args) {
+void Worker::record(int track, const std::string& name, std::chrono::steady_clock::time_point start,
+                    std::vector<TraceArg> args) {
   if (options_.trace && track >= 0)
     options_.trace->record(track, name, start, std::chrono::steady_clock::now(), std::move(args));
 }
 
 void Worker::run_task(const Task& task) {
-  auto ran = [this, id = task.id](std::exception_ptr e) {
-    events_.push(RanEvent{id, what_of(e)});
-  };
+  auto ran = [this, id = task.id](std::exception_ptr e) { events_.push(RanEvent{id, what_of(e)}); };
   std::shared_ptr<const FragmentContext> context = contexts_.at(task.id);
   const std::vector<void*> pointers =
       running_.count(task.id) ? running_.at(task.id).pointers : std::vector<void*>{};
@@ -215,7 +238,9 @@ void Worker::run_task(const Task& task) {
             chunks_.erase(t.chunk);
             staging_ops_.push(DeleteOp{task.id, t.chunk});
           },
-          [&](const planner::BarrierTask&) { events_.push(RanEvent{task.id, {}}); },
+          [&](const planner::BarrierTask&) {
+            events_.push(RanEvent{task.id, {}});
+          },
           [&](const planner::ExecuteTask& t) {
             const KernelInfo& info = KernelRegistry::get(t.kernel);
             std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
@@ -251,7 +276,8 @@ void Worker::run_task(const Task& task) {
               try {
                 info.run_host(functor.data(), superblock, partial);
               } catch (const std::exception& e) {
-                throw Error(ErrorKind::kTask, "kernel '" + launch->name + "' failed on superblock " +
+                throw Error(ErrorKind::kTask, "kernel '" + launch->name +
+                                                  "' failed on superblock " +
                                                   superblock.to_string() + " on " +
                                                   device.to_string() + ": " + e.what());
               }
@@ -263,12 +289,13 @@ void Worker::run_task(const Task& task) {
           [&](const planner::CopyTask& t) {
             auto dst = buffer(1);
             auto src = buffer(0);
-            copy_executor_for(task).execute(
-                [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
+            run_copy(
+                task, [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
           },
           [&](const planner::FillTask& t) {
             auto dst = buffer(0);
-            copy_executor_for(task).execute(
+            run_copy(
+                task,
                 [dst, region = t.region, value = t.value] {
                   host::fill_region(dst, region, value.data());
                 },
@@ -281,7 +308,8 @@ void Worker::run_task(const Task& task) {
             if (t.op == planner::FoldOp::kCustom)
               reducer = &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer;
             const DataType type = chunks_.at(t.dst).type;
-            copy_executor_for(task).execute(
+            run_copy(
+                task,
                 [dst, src, region = t.region, op = t.op, type, reducer] {
                   if (reducer)
                     reducer->join(dst.data, src.data);
@@ -293,8 +321,8 @@ void Worker::run_task(const Task& task) {
           [&](const planner::HostWriteTask& t) {
             auto dst = buffer(0);
             auto src = host_buffer(t.buffer);
-            copy_executor_for(task).execute(
-                [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
+            run_copy(
+                task, [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
           },
           [&](const planner::HostReadTask& t) {
             auto src = buffer(0);
@@ -302,7 +330,8 @@ void Worker::run_task(const Task& task) {
             const ReducerInfo* reducer =
                 t.fold ? &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer
                        : nullptr;
-            copy_executor_for(task).execute(
+            run_copy(
+                task,
                 [dst, src, region = t.region, reducer] {
                   if (reducer)
                     reducer->join(dst.data, src.data);
@@ -312,10 +341,12 @@ void Worker::run_task(const Task& task) {
                 ran);
           },
           [&](const planner::SendTask& t) {
-            const host::ConstBoxBuffer src =
-                t.src.valid() ? host::ConstBoxBuffer(buffer(0)) : host::ConstBoxBuffer(host_buffer(t.host_src));
+            const host::ConstBoxBuffer src = t.src.valid()
+                                                 ? host::ConstBoxBuffer(buffer(0))
+                                                 : host::ConstBoxBuffer(host_buffer(t.host_src));
             comm::DataMessage m{options_.id, t.to, t.tag, {}, {}};
-            copy_executor_for(task).execute(
+            run_copy(
+                task,
                 [this, src, region = t.region, m = std::move(m)]() mutable {
                   m.payload.resize(static_cast<size_t>(region.volume()) * src.elem_size);
                   host::pack_region(m.payload.data(), src, region);
@@ -327,7 +358,8 @@ void Worker::run_task(const Task& task) {
             auto dst = t.dst.valid() ? buffer(0) : host_buffer(t.host_dst);
             auto message = std::make_shared<comm::DataMessage>(std::move(messages_.at(t.tag)));
             messages_.erase(t.tag);
-            copy_executor_for(task).execute(
+            run_copy(
+                task,
                 [dst, message, region = t.region, label] {
                   const size_t expected = static_cast<size_t>(region.volume()) * dst.elem_size;
                   if (message->payload.size() != expected)
@@ -363,7 +395,16 @@ void Worker::staging_loop() {
   std::map<TaskId, StageOp> waiting;  // staging that must wait for space, oldest first
   auto try_stage = [&](StageOp& op) {
     try {
+      const auto start = std::chrono::steady_clock::now();
+      const MemoryCounters before = memory_->counters();
       if (memory_->stage(op.task.value(), op.requests) == StageResult::kRetryLater) return false;
+      const MemoryCounters& after = memory_->counters();
+      if (after.bytes_copied != before.bytes_copied || after.disk_writes != before.disk_writes ||
+          after.disk_reads != before.disk_reads)
+        record(staging_track_, "stage " + op.task.to_string(), start,
+               {{"bytes_copied", after.bytes_copied - before.bytes_copied},
+                {"bytes_to_disk", after.bytes_written_to_disk - before.bytes_written_to_disk},
+                {"bytes_from_disk", after.bytes_read_from_disk - before.bytes_read_from_disk}});
       std::vector<void*> pointers;
       for (const StageRequest& r : op.requests) pointers.push_back(memory_->data(r.chunk, r.where));
       events_.push(StagedEvent{op.task, std::move(pointers)});

@@ -133,7 +133,7 @@ class Worker {
   void stage_task(const planner::Task& task);
   void report_completion(const planner::Task& task, const std::string& error);
   MemorySpace space_for(const planner::Task& task, ChunkId chunk) const;
-  host::Executor& copy_executor_for(const planner::Task& task);
+  void run_copy(const planner::Task& task, host::Executor::Job job, host::Executor::Done done);
   void record(int track, const std::string& name, std::chrono::steady_clock::time_point start,
               std::vector<TraceArg> args);
 
@@ -162,6 +162,7 @@ class Worker {
   std::unordered_map<DeviceId, size_t> device_index_;
   std::unordered_map<DeviceId, int> compute_track_, copy_track_;
   int host_copy_track_ = -1;
+  int staging_track_ = -1;
 
   std::thread scheduler_thread_;
   std::thread staging_thread_;

@@ -109,10 +109,15 @@ TEST(RuntimeTrace, EveryTaskIsASliceOnItsTrack) {
   std::ifstream in(path);
   ASSERT_TRUE(in.good()) << path;
   const auto doc = nlohmann::json::parse(in);
-  int kernels = 0;
-  for (const auto& e : doc["traceEvents"])
-    if (e["ph"] == "X" && e["name"] == "runtime_test::stencil") ++kernels;
+  int kernels = 0, halo_copies = 0;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X") continue;
+    if (e["name"] == "runtime_test::stencil") ++kernels;
+    // Halo updates between the chunks of the two devices: one element each.
+    if (e["name"] == "Copy" && e["args"]["bytes"] == 8) ++halo_copies;
+  }
   EXPECT_EQ(kernels, 4);  // one per superblock
+  EXPECT_EQ(halo_copies, 6);  // three inner seams, both ways
 }
 
 }  // namespace
