@@ -79,14 +79,7 @@ DataDistribution DataDistribution::with_devices(std::vector<DeviceId> devices) c
   if (kind_ == Kind::kCentralized || kind_ == Kind::kUserDefined)
     throw Error(ErrorKind::kInvalidArgument,
                 to_string() + " names its devices itself; a device subset does not apply");
-  if (devices.empty())
-    throw Error(ErrorKind::kInvalidArgument, "empty device subset for " + to_string());
-  std::vector<DeviceId> sorted = devices;
-  std::sort(sorted.begin(), sorted.end());
-  const auto dup = std::adjacent_find(sorted.begin(), sorted.end());
-  if (dup != sorted.end())
-    throw Error(ErrorKind::kInvalidArgument,
-                "device " + dup->to_string() + " appears twice in the subset for " + to_string());
+  check_device_subset(devices, to_string());
   DataDistribution d = *this;
   d.subset_ = std::move(devices);
   return d;

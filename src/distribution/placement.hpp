@@ -1,9 +1,13 @@
 // How the cells of a regular grid (chunks or superblocks) are dealt to devices.
 #pragma once
 
+#include "core/ids.hpp"
+
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace lightning {
 
@@ -24,5 +28,9 @@ std::string_view name_of(Placement placement);
 /// The position (0..num_devices-1) in the device list of cell `cell` of `cells`.
 /// Requires cell < cells and num_devices > 0.
 std::size_t place_cell(Placement placement, uint64_t cell, uint64_t cells, std::size_t num_devices);
+
+/// Checks a device subset given to `owner` (a distribution's to_string(), for the message):
+/// throws Error(kInvalidArgument) when it is empty or names a device twice.
+void check_device_subset(const std::vector<DeviceId>& devices, const std::string& owner);
 
 }  // namespace lightning

@@ -1,5 +1,7 @@
 #include "planner/plan_cache.hpp"
 
+#include "core/overloaded.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <unordered_map>
@@ -11,12 +13,6 @@ namespace lightning::planner {
 
 namespace {
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 // Calls chunk(ChunkId&), array(ArrayId&), tag(uint64_t&), launch(LaunchId&) and
 // host(HostBufferId&) on every id a task holds: the one place that knows which fields are ids.

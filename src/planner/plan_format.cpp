@@ -1,5 +1,7 @@
 #include "planner/plan_format.hpp"
 
+#include "core/overloaded.hpp"
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unordered_map>
@@ -11,12 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 json region_json(const Rect& r) {
   json lo = json::array(), hi = json::array();

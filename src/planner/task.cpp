@@ -1,17 +1,13 @@
 #include "planner/task.hpp"
 
+#include "core/overloaded.hpp"
+
 #include <sstream>
 
 namespace lightning::planner {
 
 namespace {
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 const char* name_of(FoldOp op) {
   switch (op) {

@@ -1,5 +1,7 @@
 #include "worker/worker.hpp"
 
+#include "core/overloaded.hpp"
+
 #include <cstring>
 #include <map>
 
@@ -14,12 +16,6 @@ using planner::Task;
 
 namespace {
 
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
-template <class... F>
-Overloaded(F...) -> Overloaded<F...>;
 
 std::string what_of(const std::exception_ptr& e) {
   if (!e) return {};
