@@ -52,8 +52,14 @@ std::string join_ids(const std::vector<ArrayId>& ids) {
 class CaseRun {
  public:
   CaseRun(uint64_t seed, int index, const CaseLimits& limits, KernelRegistry& kernels,
-          CaseStats& stats)
-      : seed_(seed), index_(index), limits_(limits), kernels_(kernels), stats_(stats), rng_(seed) {}
+          CaseStats& stats, CaseScript* script)
+      : seed_(seed),
+        index_(index),
+        limits_(limits),
+        kernels_(kernels),
+        stats_(stats),
+        script_(script),
+        rng_(seed) {}
 
   void run();
 
@@ -142,6 +148,9 @@ class CaseRun {
   void delete_step(size_t i);
   void run_and_check();
   void check_coherence();
+  void record(CaseStep step) {
+    if (script_) script_->steps.push_back(std::move(step));
+  }
   const Live& live(ArrayId id) const {
     for (const Live& l : live_)
       if (l.id == id) return l;
@@ -153,6 +162,7 @@ class CaseRun {
   CaseLimits limits_;
   KernelRegistry& kernels_;
   CaseStats& stats_;
+  CaseScript* script_;
   std::mt19937_64 rng_;
   std::ostringstream log_;
   DeviceSet devices_;
@@ -380,6 +390,13 @@ ArrayId CaseRun::create_array(DataType type, const Point& extent) {
   log_ << "  create " << (ok ? id.to_string() : "?") << " " << name_of(type) << " extent "
        << extent.to_string() << " " << desc.distribution.to_string() << "\n";
   if (!ok) return id;
+  {
+    CaseStep step;
+    step.kind = CaseStep::Kind::kCreate;
+    step.array = id;
+    step.desc = desc;
+    record(std::move(step));
+  }
   ref_.create(id, type, extent);
   Live l{id, type, extent, desc.distribution};
   live_.push_back(l);
@@ -412,6 +429,12 @@ void CaseRun::fill_step(const Live& a, const Rect& region) {
   log_ << "  fill " << a.id << " " << region.to_string() << " = " << v << "\n";
   if (!guard("fill", [&] { accept(planner_->fill(a.id, region, value_bytes(a.type, v))); })) return;
   ref_.fill(a.id, region, v);
+  CaseStep step;
+  step.kind = CaseStep::Kind::kFill;
+  step.array = a.id;
+  step.region = region;
+  step.value = v;
+  record(std::move(step));
 }
 
 void CaseRun::write_step(const Live& a, const Rect& region) {
@@ -424,6 +447,12 @@ void CaseRun::write_step(const Live& a, const Rect& region) {
   if (!guard("write_from_host", [&] { accept(planner_->write_from_host(a.id, region, buf)); }))
     return;
   ref_.write(a.id, region, values);
+  CaseStep step;
+  step.kind = CaseStep::Kind::kWrite;
+  step.array = a.id;
+  step.region = region;
+  step.values = values;
+  record(std::move(step));
 }
 
 void CaseRun::read_step(const Live& a, const Rect& region) {
@@ -434,6 +463,12 @@ void CaseRun::read_step(const Live& a, const Rect& region) {
   if (!guard("read_to_host", [&] { accept(planner_->read_to_host(a.id, region, buf)); })) return;
   pending_.push_back({buf, a.id, region, ref_.read(a.id, region),
                       "read_to_host " + a.id.to_string() + " " + region.to_string()});
+  CaseStep step;
+  step.kind = CaseStep::Kind::kRead;
+  step.array = a.id;
+  step.region = region;
+  step.values = pending_.back().expected;
+  record(std::move(step));
 }
 
 void CaseRun::delete_step(size_t i) {
@@ -442,6 +477,10 @@ void CaseRun::delete_step(size_t i) {
   live_.erase(live_.begin() + static_cast<std::ptrdiff_t>(i));
   if (!guard("delete_array", [&] { accept(planner_->delete_array(a.id)); })) return;
   ref_.destroy(a.id);
+  CaseStep step;
+  step.kind = CaseStep::Kind::kDelete;
+  step.array = a.id;
+  record(std::move(step));
 }
 
 void CaseRun::launch_step() {
@@ -607,6 +646,12 @@ void CaseRun::submit_launch(const TestKernel& kernel, LaunchRequest req) {
   });
   if (!ok) return;
   const std::optional<double> expected = ref_.launch(kernel, req.arrays, req.scalars, req.domain);
+  CaseStep step;
+  step.kind = CaseStep::Kind::kLaunch;
+  step.kernel = &kernel;
+  step.request = req;
+  step.expected_scalar = expected;
+  record(std::move(step));
   if (result) {
     pending_.push_back(
         {*result, ArrayId(), Rect(), {*expected}, "scalar result of " + kernel.name});
@@ -676,8 +721,8 @@ void CaseRun::run_and_check() {
 void CaseRun::run() {
   const size_t failures_before = failure_parts();
   // Cluster.
-  const int workers = static_cast<int>(uni(1, limits_.max_workers));
-  if (chance(0.5)) {
+  const int workers = static_cast<int>(uni(limits_.min_workers, limits_.max_workers));
+  if (limits_.uniform_clusters || chance(0.5)) {
     devices_ =
         DeviceSet::uniform(workers, static_cast<int>(uni(1, limits_.max_devices_per_worker)));
   } else {
@@ -731,7 +776,7 @@ void CaseRun::run() {
         delete_step(static_cast<size_t>(uni(0, static_cast<int64_t>(live_.size()) - 1)));
       } else if (what < 92) {
         log_ << "  fence\n";
-        guard("fence", [&] { accept(planner_->fence()); });
+        if (guard("fence", [&] { accept(planner_->fence()); })) record(CaseStep{});
       } else {
         create_array(random_type(), random_extent(static_cast<int>(uni(1, 2))));
       }
@@ -753,6 +798,11 @@ void CaseRun::run() {
     stats_.cache_misses += planner_->cache_stats().misses;
   }
   ++stats_.cases;
+  if (script_) {
+    script_->devices = devices_;
+    script_->description = log_.str();
+    script_->complete = !aborted_;
+  }
   if (failure_parts() != failures_before) ADD_FAILURE() << "the failing case:\n" << log_.str();
 }
 
@@ -760,9 +810,10 @@ void CaseRun::run() {
 
 RandomCaseRunner::RandomCaseRunner(CaseLimits limits) : limits_(limits), kernels_(cache_) {}
 
-bool RandomCaseRunner::run(uint64_t seed, int index) {
+bool RandomCaseRunner::run(uint64_t seed, int index, CaseScript* script) {
   const size_t before = failure_parts();
-  CaseRun(seed, index, limits_, kernels_, stats_).run();
+  if (script) *script = CaseScript{};
+  CaseRun(seed, index, limits_, kernels_, stats_, script).run();
   return failure_parts() == before;
 }
 

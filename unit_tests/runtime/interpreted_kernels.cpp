@@ -1,0 +1,140 @@
+#include "interpreted_kernels.hpp"
+
+#include <cstddef>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "core/rect.hpp"
+#include "worker/kernel_registry.hpp"
+#include "worker/native_kernel.hpp"
+
+namespace lightning::runtime_test {
+
+namespace {
+
+using planner::testing::KernelAccess;
+using planner::testing::TestKernel;
+
+// What one thread of an interpreted kernel sees: the patched handles of the functor, addressed
+// with global indices exactly as ArrayHandle::operator() does, with the element size and type
+// of the signature.
+class HandleAccess final : public KernelAccess {
+ public:
+  HandleAccess(const InterpretedFunctor& f, void* partial) : f_(f), partial_(partial) {}
+
+  double get(int param, const Point& p) override {
+    return planner::testing::load_value(type(param), element(param, p));
+  }
+  void set(int param, const Point& p, double v) override {
+    planner::testing::store_value(type(param), element(param, p), v);
+  }
+  void reduce(int param, const Point& p, double v) override {
+    const DataType t = type(param);
+    const std::vector<uint8_t> bytes = planner::testing::value_bytes(t, v);
+    planner::testing::fold_element(
+        t, planner::testing::fold_op_of(f_.kernel->reduce_ops.at(static_cast<size_t>(param))),
+        element(param, p), bytes.data());
+  }
+  int64_t scalar(int param) override {
+    if (param < 0 || param >= InterpretedFunctor::kMaxParams)
+      throw std::logic_error("interpreted kernel: no scalar parameter " + std::to_string(param));
+    return f_.scalars[param];
+  }
+  void add_partial(double v) override {
+    if (!partial_)
+      throw std::logic_error("interpreted kernel '" + f_.kernel->name +
+                             "': the runtime gave no scalar partial");
+    const DataType t = f_.kernel->scalar_type;
+    const std::vector<uint8_t> bytes = planner::testing::value_bytes(t, v);
+    planner::testing::fold_element(t, planner::FoldOp::kSum, static_cast<uint8_t*>(partial_),
+                                   bytes.data());
+  }
+
+ private:
+  DataType type(int param) const {
+    return f_.kernel->signature.params.at(static_cast<size_t>(param)).type;
+  }
+  uint8_t* element(int param, const Point& p) const {
+    const auto& sig = f_.kernel->signature.params.at(static_cast<size_t>(param));
+    if (!sig.is_array || param >= InterpretedFunctor::kMaxArrays)
+      throw std::logic_error("interpreted kernel: parameter " + std::to_string(param) +
+                             " is not an array");
+    const RawArrayHandle& h = f_.arrays[param];
+    if (!h.data)
+      throw std::logic_error("interpreted kernel '" + f_.kernel->name + "': array parameter " +
+                             sig.name + " was not bound, but thread accesses " + p.to_string());
+    const int rank = sig.rank;
+    if (p.rank() != rank)
+      throw std::logic_error("interpreted kernel: rank mismatch on " + sig.name);
+    int64_t index = -h.offset;
+    for (int a = 0; a < rank; ++a) {
+      const int64_t extent = h.stride_and_extent[rank + a];
+      if (p[a] < 0 || p[a] >= extent)
+        throw std::logic_error("interpreted kernel '" + f_.kernel->name + "': " + sig.name +
+                               p.to_string() + " is outside the array");
+      index += p[a] * h.stride_and_extent[a];
+    }
+    // The handle does not say where its chunk ends, but an element before its start is
+    // certainly outside it (a planner or runtime binding bug).
+    if (index < 0)
+      throw std::logic_error("interpreted kernel '" + f_.kernel->name + "': " + sig.name +
+                             p.to_string() + " lies before the bound chunk");
+    return static_cast<uint8_t*>(h.data) + index * static_cast<int64_t>(size_of(sig.type));
+  }
+
+  const InterpretedFunctor& f_;
+  void* partial_;
+};
+
+void run_interpreted(const void* functor, const Rect& threads, void* partial) {
+  InterpretedFunctor f;
+  std::memcpy(static_cast<void*>(&f), functor, sizeof f);
+  HandleAccess access(f, partial);
+  threads.for_each_point([&](const Point& p) { f.kernel->body(p, access); });
+}
+
+}  // namespace
+
+KernelId interpreted_kernel(const TestKernel& kernel) {
+  const std::string name = "random_test::" + kernel.name;
+  const KernelId id = worker::KernelRegistry::id_of(name);
+  if (worker::KernelRegistry::contains(id)) return id;
+  std::vector<worker::ArraySlot> arrays;
+  std::vector<worker::ScalarSlot> scalars;
+  const auto& params = kernel.signature.params;
+  if (params.size() > static_cast<size_t>(InterpretedFunctor::kMaxParams))
+    throw std::logic_error("interpreted kernel '" + kernel.name + "': too many parameters");
+  for (size_t p = 0; p < params.size(); ++p) {
+    const int param = static_cast<int>(p);
+    if (params[p].is_array) {
+      if (param >= InterpretedFunctor::kMaxArrays)
+        throw std::logic_error("interpreted kernel '" + kernel.name + "': array parameter " +
+                               std::to_string(p) + " has no slot");
+      arrays.push_back({param, offsetof(InterpretedFunctor, arrays) + p * sizeof(RawArrayHandle),
+                        params[p].rank});
+    } else {
+      scalars.push_back(
+          {param, offsetof(InterpretedFunctor, scalars) + p * sizeof(int64_t), DataType::kInt64});
+    }
+  }
+  worker::KernelInfo info = worker::native_kernel_info<InterpretedFunctor>(
+      name, kernel.annotation, kernel.signature, std::move(arrays), std::move(scalars));
+  info.run_host = &run_interpreted;
+  if (kernel.has_scalar_result)
+    info.reducer = kernel.scalar_type == DataType::kInt64 ? worker::sum_reducer<int64_t>()
+                                                          : worker::sum_reducer<double>();
+  return worker::KernelRegistry::add(std::move(info));
+}
+
+InterpretedFunctor interpreted_functor(const TestKernel& kernel,
+                                       const std::vector<int64_t>& scalars) {
+  InterpretedFunctor f;
+  f.kernel = &kernel;
+  for (size_t p = 0; p < scalars.size() && p < static_cast<size_t>(InterpretedFunctor::kMaxParams);
+       ++p)
+    f.scalars[p] = scalars[p];
+  return f;
+}
+
+}  // namespace lightning::runtime_test
