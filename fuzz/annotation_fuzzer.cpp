@@ -128,7 +128,7 @@ size_t linear(const Point& p, const Point& extent) {
 
 // Brute force over every thread: checks soundness and exactness of the rules' regions.
 void check_brute_force(const la::Annotation& ast, const la::BoundAnnotation& bound,
-                       const la::Superblock& sb, const la::LaunchArguments& args,
+                       const la::ThreadBox& sb, const la::LaunchArguments& args,
                        const std::vector<la::AccessRegion>& rules) {
   for (size_t r = 0; r < ast.rules.size(); ++r) {
     const la::Rule& rule = ast.rules[r];
@@ -234,7 +234,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     lo[k] = cfg.byte(static_cast<uint8_t>(5 + k)) % 40;
     hi[k] = lo[k] + 1 + cfg.byte(6) % 8;
   }
-  const la::Superblock sb{Rect(lo, hi), block};
+  const la::ThreadBox sb{Rect(lo, hi), block};
 
   std::vector<la::AccessRegion> per_array, per_rule;
   try {

@@ -20,7 +20,7 @@ struct Value {
 
 class Evaluator {
  public:
-  Evaluator(const BoundAnnotation& bound, const Superblock& sb, const LaunchArguments& args)
+  Evaluator(const BoundAnnotation& bound, const ThreadBox& sb, const LaunchArguments& args)
       : bound_(bound), sb_(sb), args_(args), space_(checked(bound, sb, args)) {}
 
   // Region of one rule; `exact` as in AccessRegion.
@@ -37,7 +37,7 @@ class Evaluator {
 
  private:
   // Validates the inputs before ThreadSpace relies on them.
-  static ThreadSpace checked(const BoundAnnotation& bound, const Superblock& sb,
+  static ThreadSpace checked(const BoundAnnotation& bound, const ThreadBox& sb,
                              const LaunchArguments& args) {
     const int rank = bound.launch_rank();
     auto bad = [&](const std::string& what) {
@@ -208,7 +208,7 @@ class Evaluator {
   }
 
   const BoundAnnotation& bound_;
-  const Superblock& sb_;
+  const ThreadBox& sb_;
   const LaunchArguments& args_;
   ThreadSpace space_;
 };
@@ -232,7 +232,7 @@ bool union_exact(const Rect& a, bool exact_a, const Rect& b, bool exact_b) {
 
 }  // namespace
 
-Superblock Superblock::from_blocks(const Rect& blocks, const Point& block_size,
+ThreadBox ThreadBox::from_blocks(const Rect& blocks, const Point& block_size,
                                    const Rect& domain) {
   if (blocks.rank() != block_size.rank() || blocks.rank() != domain.rank())
     throw Error(ErrorKind::kInvalidArgument, "blocks " + blocks.to_string() + ", block size " +
@@ -248,7 +248,7 @@ Superblock Superblock::from_blocks(const Rect& blocks, const Point& block_size,
   return {Rect(lo, hi).intersection(domain), block_size};
 }
 
-void evaluate_rule_regions(const BoundAnnotation& bound, const Superblock& superblock,
+void evaluate_rule_regions(const BoundAnnotation& bound, const ThreadBox& superblock,
                            const LaunchArguments& args, AccessRegion* out) {
   const Evaluator ev(bound, superblock, args);
   for (const BoundRule& rule : bound.rules()) {
@@ -260,7 +260,7 @@ void evaluate_rule_regions(const BoundAnnotation& bound, const Superblock& super
   }
 }
 
-void evaluate_regions(const BoundAnnotation& bound, const Superblock& superblock,
+void evaluate_regions(const BoundAnnotation& bound, const ThreadBox& superblock,
                       const LaunchArguments& args, AccessRegion* out) {
   const Evaluator ev(bound, superblock, args);
   for (const BoundArray& arr : bound.arrays()) {
@@ -284,7 +284,7 @@ void evaluate_regions(const BoundAnnotation& bound, const Superblock& superblock
 }
 
 std::vector<AccessRegion> evaluate_regions(const BoundAnnotation& bound,
-                                           const Superblock& superblock,
+                                           const ThreadBox& superblock,
                                            const LaunchArguments& args) {
   std::vector<AccessRegion> out(bound.arrays().size());
   evaluate_regions(bound, superblock, args, out.data());
@@ -292,7 +292,7 @@ std::vector<AccessRegion> evaluate_regions(const BoundAnnotation& bound,
 }
 
 std::vector<AccessRegion> evaluate_rule_regions(const BoundAnnotation& bound,
-                                                const Superblock& superblock,
+                                                const ThreadBox& superblock,
                                                 const LaunchArguments& args) {
   std::vector<AccessRegion> out(bound.rules().size());
   evaluate_rule_regions(bound, superblock, args, out.data());

@@ -45,7 +45,7 @@ TEST(RegionEvaluation, DoesNotAllocate) {
   AccessRegion per_array[3], per_rule[4];
   const long before = allocations;
   for (int64_t k = 0; k < 100; ++k) {
-    const Superblock sb{Rect({5 + k, 7}, {37 + k, 61}), Point{8, 16}};
+    const ThreadBox sb{Rect({5 + k, 7}, {37 + k, 61}), Point{8, 16}};
     evaluate_regions(bound, sb, args, per_array);
     evaluate_rule_regions(bound, sb, args, per_rule);
   }

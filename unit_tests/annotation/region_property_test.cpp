@@ -277,7 +277,7 @@ size_t linear(const Point& p, const Point& extent) {
   return i;
 }
 
-BruteRule brute(const TRule& rule, const Superblock& sb, const LaunchArguments& args) {
+BruteRule brute(const TRule& rule, const ThreadBox& sb, const LaunchArguments& args) {
   BruteRule out;
   const Point& extent = args.extents[rule.param];
   out.touched.assign(static_cast<size_t>(extent.product()), 0);
@@ -366,7 +366,7 @@ TEST(RegionProperty, MatchesBruteForceEnumeration) {
         lo[a] = g.chance(30) ? block[a] * g.uniform(0, 4) : g.uniform(0, 24);
         hi[a] = lo[a] + g.uniform(1, tc.launch_rank == 3 ? 6 : 12);
       }
-      const Superblock sb{Rect(lo, hi), block};
+      const ThreadBox sb{Rect(lo, hi), block};
       SCOPED_TRACE("threads " + sb.threads.to_string() + " block " + block.to_string() +
                    " n=" + std::to_string(args.scalars[kParamN]) +
                    " m=" + std::to_string(args.scalars[kParamM]) +
