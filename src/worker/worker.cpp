@@ -16,7 +16,6 @@ using planner::Task;
 
 namespace {
 
-
 std::string what_of(const std::exception_ptr& e) {
   if (!e) return {};
   try {
@@ -213,8 +212,10 @@ void Worker::record(int track, const std::string& name, std::chrono::steady_cloc
 void Worker::run_task(const Task& task) {
   auto ran = [this, id = task.id](std::exception_ptr e) { events_.push(RanEvent{id, what_of(e)}); };
   std::shared_ptr<const FragmentContext> context = contexts_.at(task.id);
-  const std::vector<void*> pointers =
-      running_.count(task.id) ? running_.at(task.id).pointers : std::vector<void*>{};
+  static const std::vector<void*> kUnstaged;  // tasks that need no staging
+  auto staged = running_.find(task.id);
+  const std::vector<void*>& pointers =
+      staged == running_.end() ? kUnstaged : staged->second.pointers;
   auto buffer = [&](size_t access) {
     const ChunkMeta& meta = chunks_.at(task.accesses[access].chunk);
     return host::BoxBuffer{pointers.at(access), meta.box, meta.element_size};
@@ -223,7 +224,6 @@ void Worker::run_task(const Task& task) {
     const HostBuffer& h = context->host_buffers.at(id.value);
     return host::BoxBuffer{h.data, h.box, h.element_size};
   };
-  const std::string label = planner::describe(task);
 
   std::visit(
       Overloaded{
@@ -356,7 +356,7 @@ void Worker::run_task(const Task& task) {
             messages_.erase(t.tag);
             run_copy(
                 task,
-                [dst, message, region = t.region, label] {
+                [dst, message, region = t.region, label = planner::describe(task)] {
                   const size_t expected = static_cast<size_t>(region.volume()) * dst.elem_size;
                   if (message->payload.size() != expected)
                     throw Error(ErrorKind::kCommunication,
