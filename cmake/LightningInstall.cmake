@@ -10,7 +10,12 @@ install(TARGETS lightning_kokkos EXPORT LightningKokkosTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/lightning_kokkos DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# Installed headers are listed one by one: the Kokkos adapter's headers (view.hpp, kernel.hpp,
+# ...) still include runtime headers from src/ and are installed once they stand alone.
+install(FILES include/lightning_kokkos/lightning_kokkos.hpp include/lightning_kokkos/version.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos)
+install(FILES include/lightning_kokkos/device/array_handle.hpp
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/device)
 install(FILES ${PROJECT_BINARY_DIR}/include/lightning_kokkos/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos)
 install(EXPORT LightningKokkosTargets NAMESPACE LightningKokkos::

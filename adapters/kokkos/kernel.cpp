@@ -1,0 +1,85 @@
+// LIGHTNING_KERNEL's out-of-line parts: member lists, names, registration.
+#include "lightning_kokkos/kernel.hpp"
+
+#include <cxxabi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "core/error.hpp"
+
+namespace lightning::detail {
+
+std::vector<std::string> split_member_list(const char* members) {
+  std::string text(members);
+  const auto open = text.find('(');
+  const auto close = text.rfind(')');
+  if (open != std::string::npos && close != std::string::npos && close > open)
+    text = text.substr(open + 1, close - open - 1);
+  std::vector<std::string> names;
+  std::string current;
+  auto flush = [&] {
+    const auto b = current.find_first_not_of(" \t\n");
+    const auto e = current.find_last_not_of(" \t\n");
+    names.push_back(b == std::string::npos ? std::string() : current.substr(b, e - b + 1));
+    current.clear();
+  };
+  for (char c : text) {
+    if (c == ',')
+      flush();
+    else
+      current += c;
+  }
+  flush();
+  return names;
+}
+
+std::string kernel_name(const std::type_info& type, const char* file) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
+  std::string name = status == 0 && demangled ? demangled : type.name();
+  std::free(demangled);
+  if (name.find("(anonymous namespace)") != std::string::npos) name += std::string("@") + file;
+  return name;
+}
+
+namespace {
+void check_offset(const worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+                  std::size_t size) {
+  if (offset < 0 || static_cast<std::size_t>(offset) + size > info.functor_size)
+    throw Error(ErrorKind::kInvalidArgument, "LIGHTNING_KERNEL(" + info.name + "): '" + name +
+                                                 "' is not a member of the functor");
+}
+}  // namespace
+
+void add_array_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+                      DataType type, int rank) {
+  check_offset(info, name, offset, 16 + 16 * static_cast<std::size_t>(rank));
+  const int param = static_cast<int>(info.signature.params.size());
+  info.signature.add_array(name, type, rank);
+  info.arrays.push_back({param, static_cast<std::size_t>(offset), rank});
+}
+
+void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+                       DataType type) {
+  check_offset(info, name, offset, size_of(type));
+  const int param = static_cast<int>(info.signature.params.size());
+  info.signature.add_scalar(name, type);
+  if (is_integral(type)) info.scalars.push_back({param, static_cast<std::size_t>(offset), type});
+}
+
+KernelRegistration register_kernel_info(worker::KernelInfo info, const char* source) {
+  try {
+    KernelRegistration r;
+    r.name = info.name;
+    r.source = source;
+    r.id = worker::KernelRegistry::add(std::move(info));
+    return r;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lightning: LIGHTNING_KERNEL registration failed: %s\n", e.what());
+    std::abort();
+  }
+}
+
+}  // namespace lightning::detail

@@ -1,0 +1,158 @@
+// LIGHTNING_KERNEL: makes a Kokkos functor a lightning kernel.
+//
+//   struct Stencil {
+//     lightning::View<const float*> in;
+//     lightning::View<float*> out;
+//     LIGHTNING_KERNEL(Stencil, "global i => read in[i-1:i+1], write out[i]", (in, out),
+//       void operator()(const int i) const { out(i) = in(i - 1) + in(i) + in(i + 1); })
+//   };
+//
+// Inside the struct, after the members. It defines the operator and registers the kernel
+// once, at static initialisation, under the struct's qualified name. The listed members are
+// the kernel's parameters, in order: lightning::Views become array parameters (element type
+// and rank from the View), arithmetic members scalar parameters (integer ones may be named
+// in the annotation). Their byte offsets are measured on a value-initialised instance, so
+// the struct must be default-constructible; it must be a namespace-scope struct or class
+// template (local classes cannot have static members).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "lightning_kokkos/view.hpp"
+#include "worker/kernel_registry.hpp"
+#include "worker/native_kernel.hpp"
+
+namespace lightning::detail {
+
+/// What the macro keeps about a kernel: its id, and the operator's source text (for NVRTC).
+struct KernelRegistration {
+  KernelId id;
+  std::string name;
+  std::string source;
+};
+
+/// The names of `(a, b, c)`: {"a", "b", "c"}.
+std::vector<std::string> split_member_list(const char* members);
+/// A unique, readable kernel name from the type: the demangled qualified name, plus the file
+/// for types in an anonymous namespace.
+std::string kernel_name(const std::type_info& type, const char* file);
+/// Adds one listed member to `info` (array or scalar parameter and its slot). Throws
+/// Error(kInvalidArgument) naming the member when its offset is outside the functor.
+void add_array_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+                      DataType type, int rank);
+void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+                       DataType type);
+/// Registers `info` with the runtime's registry; an error here (e.g. two kernels of one name)
+/// is printed and ends the program, since it happens during static initialisation.
+KernelRegistration register_kernel_info(worker::KernelInfo info, const char* source);
+
+/// Index rank of a functor: the arity of its operator() (1 to 3 integer indices).
+template <class F>
+constexpr int functor_rank() {
+  if constexpr (std::is_invocable_v<const F&, int64_t>)
+    return 1;
+  else if constexpr (std::is_invocable_v<const F&, int64_t, int64_t>)
+    return 2;
+  else if constexpr (std::is_invocable_v<const F&, int64_t, int64_t, int64_t>)
+    return 3;
+  else
+    return 0;
+}
+
+template <class F>
+KernelRegistration register_kernel(const char* annotation, const char* members, const char* source,
+                                   const char* file) {
+  static_assert(std::is_default_constructible_v<F>,
+                "LIGHTNING_KERNEL: the functor must be default-constructible (member offsets are "
+                "measured on a value-initialised instance)");
+  constexpr int rank = functor_rank<F>();
+  static_assert(rank >= 1,
+                "LIGHTNING_KERNEL: operator() must take 1 to 3 integer indices, e.g. "
+                "void operator()(const int i) const");
+  worker::KernelInfo info;
+  info.name = kernel_name(typeid(F), file);
+  info.annotation = annotation;
+  info.functor_size = sizeof(F);
+  info.run_host = &worker::run_native<F, rank>;
+  const std::vector<std::string> names = split_member_list(members);
+  const F probe{};
+  const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));
+  std::size_t index = 0;
+  std::apply(
+      [&](const auto&... member) {
+        auto add = [&](const auto& m) {
+          using M = std::remove_cv_t<std::remove_reference_t<decltype(m)>>;
+          const std::ptrdiff_t offset =
+              reinterpret_cast<const unsigned char*>(std::addressof(m)) - base;
+          const std::string& name = names.at(index++);
+          if constexpr (is_view_v<M>) {
+            add_array_member(info, name, offset, data_type_for<typename M::non_const_value_type>(),
+                             static_cast<int>(M::rank));
+          } else {
+            static_assert(std::is_arithmetic_v<M>,
+                          "LIGHTNING_KERNEL: listed members must be lightning::Views or "
+                          "arithmetic scalars");
+            add_scalar_member(info, name, offset, data_type_for<M>());
+          }
+        };
+        (add(member), ...);
+      },
+      probe.lightning_kernel_members());
+  return register_kernel_info(std::move(info), source);
+}
+
+/// Whether F carries its own LIGHTNING_KERNEL (not one inherited from a base).
+template <class F, class = void>
+struct IsKernel : std::false_type {};
+template <class F>
+struct IsKernel<F, std::void_t<typename F::lightning_kernel_type>>
+    : std::is_same<typename F::lightning_kernel_type, F> {};
+
+/// The array of each listed member (invalid for scalars), in parameter order.
+template <class F>
+std::vector<ArrayId> kernel_arrays(const F& f) {
+  std::vector<ArrayId> ids;
+  std::apply(
+      [&](const auto&... member) {
+        auto add = [&](const auto& m) {
+          using M = std::remove_cv_t<std::remove_reference_t<decltype(m)>>;
+          if constexpr (is_view_v<M>)
+            ids.push_back(m.impl_array_id());
+          else
+            ids.push_back(ArrayId());
+        };
+        (add(member), ...);
+      },
+      f.lightning_kernel_members());
+  return ids;
+}
+
+}  // namespace lightning::detail
+
+namespace lightning {
+template <class F>
+inline constexpr bool is_kernel_v = detail::IsKernel<F>::value;
+
+/// The registered name and operator source of a LIGHTNING_KERNEL functor.
+template <class F>
+const detail::KernelRegistration& kernel_registration() {
+  static_assert(is_kernel_v<F>, "not a LIGHTNING_KERNEL functor");
+  return F::lightning_kernel_registration_;
+}
+}  // namespace lightning
+
+#define LIGHTNING_KERNEL(Name, Annotation, Members, ...)                                       \
+  __VA_ARGS__                                                                                  \
+  auto lightning_kernel_members() const {                                                      \
+    return std::forward_as_tuple Members;                                                      \
+  }                                                                                            \
+  using lightning_kernel_type = Name;                                                          \
+  static inline const ::lightning::detail::KernelRegistration lightning_kernel_registration_ = \
+      ::lightning::detail::register_kernel<Name>(Annotation, #Members, #__VA_ARGS__, __FILE__);

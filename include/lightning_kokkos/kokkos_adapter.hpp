@@ -1,0 +1,10 @@
+// Everything of the Kokkos binding: the runtime guard, lightning::Distributed, lightning::View
+// (with Kokkos::deep_copy / create_mirror_view), LIGHTNING_KERNEL and the dispatch.
+#pragma once
+
+#include "distribution/work_distribution.hpp"
+#include "lightning_kokkos/execution_space.hpp"
+#include "lightning_kokkos/kernel.hpp"
+#include "lightning_kokkos/parallel.hpp"
+#include "lightning_kokkos/runtime.hpp"
+#include "lightning_kokkos/view.hpp"

@@ -1,0 +1,402 @@
+// lightning::View: a distributed array with the surface of a Kokkos::View.
+//
+// Byte layout (the runtime depends on it): a View<T*..., Layout> starts with an
+// ArrayHandle<T, Rank> (data, offset, stride[Rank], extent[Rank]); the runtime overwrites
+// exactly those bytes in its copy of a kernel's functor before each superblock, so that
+// operator() addresses the superblock's chunk with global indices. The host-side control
+// block (reference count, array id, label) comes after and is never touched in a kernel.
+// On the host the handle's data pointer is null: element access outside a kernel throws
+// (with LIGHTNING_VIEW_CHECKS, see below).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/data_type.hpp"
+#include "core/ids.hpp"
+#include "distribution/data_distribution.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/execution_space.hpp"
+
+#if defined(__GNUC__)
+#define LIGHTNING_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define LIGHTNING_UNLIKELY(x) (x)
+#endif
+
+// LIGHTNING_VIEW_CHECKS=1: View::operator() throws a clear error when its data pointer is
+// null (element access on the host, or from a View a kernel does not list). Default: on in
+// debug builds (no NDEBUG), off otherwise, because the per-access test stops the compiler
+// from vectorising kernel loops (saxpy on a host device: 1.7x slower at -O2, 3.5x at -O3).
+// Without it such an access dereferences a null pointer. Use one value in a whole program.
+#ifndef LIGHTNING_VIEW_CHECKS
+#ifdef NDEBUG
+#define LIGHTNING_VIEW_CHECKS 0
+#else
+#define LIGHTNING_VIEW_CHECKS 1
+#endif
+#endif
+
+namespace lightning {
+
+template <class DataType, class Layout = Kokkos::LayoutRight>
+class View;
+
+namespace detail {
+
+/// T, T*, T**, T***: the element type and the number of `*`.
+template <class D>
+struct ViewData {
+  using value_type = D;
+  static constexpr int rank = 0;
+};
+template <class D>
+struct ViewData<D*> {
+  using value_type = typename ViewData<D>::value_type;
+  static constexpr int rank = ViewData<D>::rank + 1;
+};
+
+/// The runtime's DataType of an arithmetic C++ type (by size and signedness, so `long long`
+/// and `long` both work).
+template <class T>
+constexpr DataType data_type_for() {
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                "lightning arrays and kernel scalars hold integers or floating-point numbers");
+  if constexpr (std::is_floating_point_v<T>) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+    return sizeof(T) == 4 ? DataType::kFloat32 : DataType::kFloat64;
+  } else if constexpr (std::is_signed_v<T>) {
+    return sizeof(T) == 1   ? DataType::kInt8
+           : sizeof(T) == 2 ? DataType::kInt16
+           : sizeof(T) == 4 ? DataType::kInt32
+                            : DataType::kInt64;
+  } else {
+    return sizeof(T) == 1   ? DataType::kUInt8
+           : sizeof(T) == 2 ? DataType::kUInt16
+           : sizeof(T) == 4 ? DataType::kUInt32
+                            : DataType::kUInt64;
+  }
+}
+
+/// The host side of one distributed array, shared by all Views of it.
+struct ArrayControl {
+  std::atomic<long> count{1};
+  ArrayId array;
+  uint64_t generation = 0;  ///< of the runtime that created the array
+  std::string label;
+};
+
+/// Creates the array in the runtime (`distribution` null: block along axis 0, one chunk per
+/// device). Returns a control block with count 1.
+ArrayControl* create_array(const std::string& label, DataType type, int rank, const int64_t* extent,
+                           const DataDistribution* distribution);
+/// Deletes the array (asynchronously: after every task using it) and the control block.
+void destroy_array(ArrayControl* control) noexcept;
+/// Whole-array transfers; `host` is row-major. `extent` is the View's.
+void read_array(const ArrayControl* control, int rank, const int64_t* extent, void* host);
+void write_array(const ArrayControl* control, int rank, const int64_t* extent, const void* host);
+void fill_array(const ArrayControl* control, int rank, const int64_t* extent, const void* value);
+/// Throws Error(kInvalidArgument) unless the extents agree.
+void check_same_extents(const std::string& what, int rank, const int64_t* view_extent,
+                        const std::size_t* other_extent);
+/// Throws the error of an element access where the data pointer is null.
+[[noreturn]] void null_element_access();
+
+template <class T>
+struct IsView : std::false_type {};
+template <class D, class L>
+struct IsView<View<D, L>> : std::true_type {};
+
+}  // namespace detail
+
+template <class T>
+inline constexpr bool is_view_v = detail::IsView<std::remove_cv_t<T>>::value;
+
+/// A distributed array of rank 1-3 (`T*`, `T**`, `T***`, T possibly const), row-major
+/// (Kokkos::LayoutRight). Copies share the array (reference counted); the array is deleted,
+/// asynchronously, when the last host copy goes. Elements are accessible only inside kernels
+/// run on lightning::Distributed; on the host use Kokkos::deep_copy.
+template <class DataType, class Layout>
+class View {
+  using Data = detail::ViewData<DataType>;
+  static_assert(Data::rank >= 1 && Data::rank <= 3,
+                "lightning::View supports T*, T** and T*** (rank 1 to 3)");
+  static_assert(std::is_same_v<Layout, Kokkos::LayoutRight>,
+                "lightning::View is row-major: only Kokkos::LayoutRight is supported");
+
+ public:
+  using value_type = typename Data::value_type;
+  using non_const_value_type = std::remove_const_t<value_type>;
+  using const_value_type = std::add_const_t<value_type>;
+  using data_type = DataType;
+  using const_data_type = std::conditional_t<
+      Data::rank == 1, const_value_type*,
+      std::conditional_t<Data::rank == 2, const_value_type**, const_value_type***>>;
+  using non_const_data_type = std::conditional_t<
+      Data::rank == 1, non_const_value_type*,
+      std::conditional_t<Data::rank == 2, non_const_value_type**, non_const_value_type***>>;
+  using array_layout = Layout;
+  using memory_space = DistributedMemory;
+  using execution_space = Distributed;
+  using device_type = Kokkos::Device<execution_space, memory_space>;
+  using size_type = std::size_t;
+  using reference_type = value_type&;
+  using pointer_type = value_type*;
+  using const_type = View<const_data_type, Layout>;
+  using non_const_type = View<non_const_data_type, Layout>;
+  using HostMirror = Kokkos::View<non_const_data_type, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+  static constexpr std::integral_constant<std::size_t, Data::rank> rank{};
+  static constexpr std::integral_constant<std::size_t, Data::rank> rank_dynamic{};
+
+  View() = default;
+
+  /// Creates an array of the given extents with `distribution` (default: block along axis 0,
+  /// one chunk per device). Needs the runtime (lightning::ScopeGuard).
+  template <int R = Data::rank, std::enable_if_t<R == 1, int> = 0>
+  View(const std::string& label, std::size_t n0) {
+    create(label, {n0, 0, 0}, nullptr);
+  }
+  template <int R = Data::rank, std::enable_if_t<R == 1, int> = 0>
+  View(const std::string& label, std::size_t n0, const DataDistribution& distribution) {
+    create(label, {n0, 0, 0}, &distribution);
+  }
+  template <int R = Data::rank, std::enable_if_t<R == 2, int> = 0>
+  View(const std::string& label, std::size_t n0, std::size_t n1) {
+    create(label, {n0, n1, 0}, nullptr);
+  }
+  template <int R = Data::rank, std::enable_if_t<R == 2, int> = 0>
+  View(const std::string& label, std::size_t n0, std::size_t n1,
+       const DataDistribution& distribution) {
+    create(label, {n0, n1, 0}, &distribution);
+  }
+  template <int R = Data::rank, std::enable_if_t<R == 3, int> = 0>
+  View(const std::string& label, std::size_t n0, std::size_t n1, std::size_t n2) {
+    create(label, {n0, n1, n2}, nullptr);
+  }
+  template <int R = Data::rank, std::enable_if_t<R == 3, int> = 0>
+  View(const std::string& label, std::size_t n0, std::size_t n1, std::size_t n2,
+       const DataDistribution& distribution) {
+    create(label, {n0, n1, n2}, &distribution);
+  }
+
+  View(const View& other) : handle_(other.handle_), control_(other.control_) { retain(); }
+  View(View&& other) noexcept : handle_(other.handle_), control_(other.control_) {
+    other.control_ = nullptr;
+  }
+  /// A View of const elements from a View of the same array.
+  template <class D,
+            std::enable_if_t<std::is_same_v<D, non_const_data_type> && !std::is_same_v<D, DataType>,
+                             int> = 0>
+  View(const View<D, Layout>& other) : control_(other.control_) {
+    handle_.data = other.handle_.data;
+    handle_.offset = other.handle_.offset;
+    for (int a = 0; a < Data::rank; ++a) {
+      handle_.stride[a] = other.handle_.stride[a];
+      handle_.extent[a] = other.handle_.extent[a];
+    }
+    retain();
+  }
+  View& operator=(const View& other) {
+    if (this != &other) {
+      View copy(other);
+      swap(copy);
+    }
+    return *this;
+  }
+  View& operator=(View&& other) noexcept {
+    View moved(std::move(other));
+    swap(moved);
+    return *this;
+  }
+  ~View() { release(); }
+
+  /// Element (i[, j[, k]]) in global coordinates. Only inside a kernel on
+  /// lightning::Distributed: elsewhere the data pointer is null and this throws
+  /// (LIGHTNING_VIEW_CHECKS) or crashes.
+  KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i) const {
+    static_assert(Data::rank == 1, "rank-1 View: one index");
+    check();
+    return handle_(i);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i, int64_t j) const {
+    static_assert(Data::rank == 2, "rank-2 View: two indices");
+    check();
+    return handle_(i, j);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i, int64_t j, int64_t k) const {
+    static_assert(Data::rank == 3, "rank-3 View: three indices");
+    check();
+    return handle_(i, j, k);
+  }
+
+  KOKKOS_INLINE_FUNCTION std::size_t extent(std::size_t r) const {
+    return r < Data::rank ? static_cast<std::size_t>(handle_.extent[r]) : 1;
+  }
+  KOKKOS_INLINE_FUNCTION int extent_int(std::size_t r) const { return static_cast<int>(extent(r)); }
+  /// Row-major strides of the whole array (on the host).
+  std::size_t stride(std::size_t r) const {
+    std::size_t s = 1;
+    for (std::size_t a = r + 1; a < Data::rank; ++a) s *= extent(a);
+    return r < Data::rank ? s : 0;
+  }
+  KOKKOS_INLINE_FUNCTION std::size_t size() const {
+    std::size_t n = 1;
+    for (int a = 0; a < Data::rank; ++a) n *= static_cast<std::size_t>(handle_.extent[a]);
+    return n;
+  }
+  std::size_t span() const { return size(); }
+  bool span_is_contiguous() const { return true; }
+  /// Null on the host: the elements live on the devices.
+  value_type* data() const { return handle_.data; }
+  Layout layout() const {
+    if constexpr (Data::rank == 1)
+      return Layout(extent(0));
+    else if constexpr (Data::rank == 2)
+      return Layout(extent(0), extent(1));
+    else
+      return Layout(extent(0), extent(1), extent(2));
+  }
+  /// A new host view of the same extents (not initialised).
+  HostMirror impl_host_view(const std::string& label) const {
+    auto alloc = Kokkos::view_alloc(label, Kokkos::WithoutInitializing);
+    if constexpr (Data::rank == 1)
+      return HostMirror(alloc, extent(0));
+    else if constexpr (Data::rank == 2)
+      return HostMirror(alloc, extent(0), extent(1));
+    else
+      return HostMirror(alloc, extent(0), extent(1), extent(2));
+  }
+  std::string label() const { return control_ ? control_->label : std::string(); }
+  int use_count() const {
+    return control_ ? static_cast<int>(control_->count.load(std::memory_order_relaxed)) : 0;
+  }
+  bool is_allocated() const { return control_ != nullptr; }
+
+  /// The array's id in the runtime (invalid for a default-constructed View).
+  ArrayId impl_array_id() const { return control_ ? control_->array : ArrayId(); }
+  const detail::ArrayControl* impl_control() const { return control_; }
+  /// extent[r] as the runtime sees it.
+  const int64_t* impl_extents() const { return handle_.extent; }
+
+ private:
+  template <class D, class L>
+  friend class View;
+
+  void create(const std::string& label, std::initializer_list<std::size_t> extents,
+              const DataDistribution* distribution) {
+    int64_t e[3] = {};
+    int a = 0;
+    for (std::size_t n : extents) e[a++] = static_cast<int64_t>(n);
+    control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
+                                    Data::rank, e, distribution);
+    for (int r = Data::rank - 1; r >= 0; --r) {
+      handle_.extent[r] = e[r];
+      handle_.stride[r] = r == Data::rank - 1 ? 1 : handle_.stride[r + 1] * e[r + 1];
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void check() const {
+#if LIGHTNING_VIEW_CHECKS && !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
+    if (LIGHTNING_UNLIKELY(handle_.data == nullptr)) detail::null_element_access();
+#endif
+  }
+  void retain() {
+    if (control_) control_->count.fetch_add(1, std::memory_order_relaxed);
+  }
+  void release() {
+    if (control_ && control_->count.fetch_sub(1, std::memory_order_acq_rel) == 1)
+      detail::destroy_array(control_);
+    control_ = nullptr;
+  }
+  void swap(View& other) noexcept {
+    std::swap(handle_, other.handle_);
+    std::swap(control_, other.control_);
+  }
+
+  // Must stay first: the runtime patches these bytes (see the comment at the top).
+  ArrayHandle<value_type, Data::rank> handle_;
+  detail::ArrayControl* control_ = nullptr;
+};
+
+}  // namespace lightning
+
+// Kokkos' deep_copy and create_mirror_view accept only Kokkos::View; these overloads (in
+// namespace Kokkos, since users call them qualified) take lightning::Views, as DynRankView and
+// OffsetView do.
+namespace Kokkos {
+
+/// Copies a whole lightning::View into a host Kokkos::View of the same extents; returns when
+/// the data is there (after every launch that writes it).
+template <class DT, class... DP, class SD, class SL>
+void deep_copy(const View<DT, DP...>& dst, const lightning::View<SD, SL>& src) {
+  using Dst = View<DT, DP...>;
+  static_assert(std::is_same_v<typename Dst::value_type,
+                               typename lightning::View<SD, SL>::non_const_value_type>,
+                "deep_copy: the element types must be the same");
+  static_assert(static_cast<std::size_t>(Dst::rank) == lightning::View<SD, SL>::rank,
+                "deep_copy: the ranks must be the same");
+  static_assert(SpaceAccessibility<HostSpace, typename Dst::memory_space>::accessible,
+                "deep_copy from a lightning::View: the destination must be host-accessible");
+  constexpr int rank = static_cast<int>(Dst::rank);
+  std::size_t other[3] = {dst.extent(0), dst.extent(1), dst.extent(2)};
+  lightning::detail::check_same_extents("deep_copy", rank, src.impl_extents(), other);
+  if (dst.span_is_contiguous() &&
+      (rank == 1 || std::is_same_v<typename Dst::array_layout, LayoutRight>)) {
+    lightning::detail::read_array(src.impl_control(), rank, src.impl_extents(), dst.data());
+  } else {
+    auto tmp = src.impl_host_view("lightning::deep_copy");
+    lightning::detail::read_array(src.impl_control(), rank, src.impl_extents(), tmp.data());
+    Kokkos::deep_copy(dst, tmp);
+  }
+}
+
+/// Copies a whole host Kokkos::View into a lightning::View of the same extents; returns when
+/// `src` may be reused.
+template <class DD, class DL, class ST, class... SP>
+void deep_copy(const lightning::View<DD, DL>& dst, const View<ST, SP...>& src) {
+  using Src = View<ST, SP...>;
+  static_assert(std::is_same_v<typename Src::non_const_value_type,
+                               typename lightning::View<DD, DL>::value_type>,
+                "deep_copy: the element types must be the same (and the destination not const)");
+  static_assert(static_cast<std::size_t>(Src::rank) == lightning::View<DD, DL>::rank,
+                "deep_copy: the ranks must be the same");
+  static_assert(SpaceAccessibility<HostSpace, typename Src::memory_space>::accessible,
+                "deep_copy to a lightning::View: the source must be host-accessible");
+  constexpr int rank = static_cast<int>(Src::rank);
+  std::size_t other[3] = {src.extent(0), src.extent(1), src.extent(2)};
+  lightning::detail::check_same_extents("deep_copy", rank, dst.impl_extents(), other);
+  if (src.span_is_contiguous() &&
+      (rank == 1 || std::is_same_v<typename Src::array_layout, LayoutRight>)) {
+    lightning::detail::write_array(dst.impl_control(), rank, dst.impl_extents(), src.data());
+  } else {
+    auto tmp = dst.impl_host_view("lightning::deep_copy");
+    Kokkos::deep_copy(tmp, src);
+    lightning::detail::write_array(dst.impl_control(), rank, dst.impl_extents(), tmp.data());
+  }
+}
+
+/// Sets every element of a lightning::View to `value` (asynchronously).
+template <class DD, class DL>
+void deep_copy(const lightning::View<DD, DL>& dst,
+               typename lightning::View<DD, DL>::const_value_type& value) {
+  static_assert(!std::is_const_v<typename lightning::View<DD, DL>::value_type>,
+                "deep_copy: cannot fill a View of const elements");
+  lightning::detail::fill_array(dst.impl_control(), static_cast<int>(dst.rank), dst.impl_extents(),
+                                &value);
+}
+
+/// A host Kokkos::View (LayoutRight, HostSpace) of the same extents; not a copy of the data.
+template <class D, class L>
+typename lightning::View<D, L>::HostMirror create_mirror_view(const lightning::View<D, L>& v) {
+  return v.impl_host_view(v.label() + "_mirror");
+}
+template <class D, class L>
+typename lightning::View<D, L>::HostMirror create_mirror(const lightning::View<D, L>& v) {
+  return create_mirror_view(v);
+}
+
+}  // namespace Kokkos

@@ -1,0 +1,181 @@
+// parallel_for on lightning::Distributed against the same functors on Kokkos' host space.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "driver/driver.hpp"
+#include "kokkos_test_kernels.hpp"
+#include "worker/kernel_registry.hpp"
+
+namespace {
+
+using Host = Kokkos::DefaultHostExecutionSpace;
+using Exec = lightning::Distributed;
+template <class D>
+using KView = Kokkos::View<D, Kokkos::LayoutRight, Kokkos::HostSpace>;
+template <class D>
+using LView = lightning::View<D>;
+
+TEST(KokkosDispatch, SaxpyMatchesHost) {
+  const int n = 1000;
+  KView<float*> hx("hx", n), hy("hy", n);
+  for (int i = 0; i < n; ++i) {
+    hx(i) = static_cast<float>(i);
+    hy(i) = static_cast<float>(n - i);
+  }
+  LView<float*> x("x", n), y("y", n);
+  Kokkos::deep_copy(x, hx);
+  Kokkos::deep_copy(y, hy);
+
+  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Host>(0, n),
+                       lk_test::Saxpy<KView<const float*>, KView<float*>>{hx, hy, 2.0f});
+  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(0, n),
+                       lk_test::Saxpy<LView<const float*>, LView<float*>>{x, y, 2.0f});
+  Kokkos::fence();
+
+  auto result = Kokkos::create_mirror_view(y);
+  Kokkos::deep_copy(result, y);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(result(i), hy(i)) << i;
+}
+
+TEST(KokkosDispatch, StencilWithWorkDistributionMatchesHost) {
+  const int n = 1000;
+  KView<float*> ha("ha", n), hb("hb", n);
+  for (int i = 0; i < n; ++i) ha(i) = hb(i) = static_cast<float>((i * 7) % 13);
+  LView<float*> a("a", n, lightning::dist::stencil(250, 1));
+  LView<float*> b("b", n, lightning::dist::stencil(250, 1));
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+
+  Exec space(lightning::work::block(256));
+  for (int it = 0; it < 6; ++it) {
+    const bool even = it % 2 == 0;
+    Kokkos::parallel_for(
+        "stencil", Kokkos::RangePolicy<Host>(1, n - 1),
+        lk_test::Stencil<KView<const float*>, KView<float*>>{even ? ha : hb, even ? hb : ha});
+    Kokkos::parallel_for(
+        "stencil", Kokkos::RangePolicy<Exec>(space, 1, n - 1),
+        lk_test::Stencil<LView<const float*>, LView<float*>>{even ? a : b, even ? b : a});
+  }
+  auto result = Kokkos::create_mirror_view(a);
+  Kokkos::deep_copy(result, a);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(result(i), ha(i)) << i;
+}
+
+TEST(KokkosDispatch, RowSumOfRank2WithScalarsMatchesHost) {
+  const int rows = 97, cols = 13;
+  KView<double**> hm("hm", rows, cols);
+  KView<double*> hs("hs", rows);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) hm(i, j) = i * 100 + j;
+  LView<double**> m("m", rows, cols, lightning::dist::rows(10));
+  LView<double*> s("s", rows);
+  Kokkos::deep_copy(m, hm);
+
+  Kokkos::parallel_for("rowsum", Kokkos::RangePolicy<Host>(0, rows),
+                       lk_test::RowSum<KView<const double**>, KView<double*>>{hm, hs, cols, 0.5});
+  Kokkos::parallel_for("rowsum", Kokkos::RangePolicy<Exec>(0, rows),
+                       lk_test::RowSum<LView<const double**>, LView<double*>>{m, s, cols, 0.5});
+  KView<double*> result("result", rows);
+  Kokkos::deep_copy(result, s);
+  for (int i = 0; i < rows; ++i) ASSERT_EQ(result(i), hs(i)) << i;
+}
+
+TEST(KokkosDispatch, Rank3MatchesHost) {
+  const int n0 = 9, n1 = 4, n2 = 5;
+  KView<float***> hin("hin", n0, n1, n2), hout("hout", n0, n1, n2);
+  for (int i = 0; i < n0; ++i)
+    for (int j = 0; j < n1; ++j)
+      for (int k = 0; k < n2; ++k) hin(i, j, k) = static_cast<float>(i * 100 + j * 10 + k);
+  LView<float***> in("in", n0, n1, n2), out("out", n0, n1, n2);
+  Kokkos::deep_copy(in, hin);
+  Kokkos::parallel_for("twice", Kokkos::RangePolicy<Host>(0, n0),
+                       lk_test::Twice3<KView<const float***>, KView<float***>>{hin, hout});
+  // A 1-D launch cannot follow a 3-D array's chunks (the default): give superblocks.
+  Exec space(lightning::work::block(4));
+  Kokkos::parallel_for("twice", Kokkos::RangePolicy<Exec>(space, 0, n0),
+                       lk_test::Twice3<LView<const float***>, LView<float***>>{in, out});
+  KView<float***> result("result", n0, n1, n2);
+  Kokkos::deep_copy(result, out);
+  for (int i = 0; i < n0; ++i)
+    for (int j = 0; j < n1; ++j)
+      for (int k = 0; k < n2; ++k) ASSERT_EQ(result(i, j, k), hout(i, j, k));
+}
+
+TEST(KokkosDispatch, KernelRegistrationDescribesTheFunctor) {
+  using F = lk_test::RowSum<LView<const double**>, LView<double*>>;
+  static_assert(std::is_standard_layout_v<F>);
+  const auto& reg = lightning::kernel_registration<F>();
+  EXPECT_NE(reg.name.find("lk_test::RowSum<"), std::string::npos) << reg.name;
+  EXPECT_NE(reg.source.find("s(i) = scale * t;"), std::string::npos) << reg.source;
+  const auto& info = lightning::worker::KernelRegistry::get(reg.id);
+  EXPECT_EQ(info.functor_size, sizeof(F));
+  EXPECT_EQ(info.annotation, "global i => read m[i, 0:cols-1], write s[i]");
+  lightning::annotation::KernelSignature expected;
+  expected.add_array("m", lightning::DataType::kFloat64, 2)
+      .add_array("s", lightning::DataType::kFloat64, 1)
+      .add_scalar("cols", lightning::DataType::kInt64)
+      .add_scalar("scale", lightning::DataType::kFloat64);
+  EXPECT_EQ(info.signature, expected);
+  ASSERT_EQ(info.arrays.size(), 2u);
+  EXPECT_EQ(info.arrays[0].byte_offset, offsetof(F, m));
+  EXPECT_EQ(info.arrays[0].rank, 2);
+  EXPECT_EQ(info.arrays[1].byte_offset, offsetof(F, s));
+  ASSERT_EQ(info.scalars.size(), 1u);  // only integers: annotations name those
+  EXPECT_EQ(info.scalars[0].param, 2);
+  EXPECT_EQ(info.scalars[0].byte_offset, offsetof(F, cols));
+}
+
+TEST(KokkosDispatch, TaskErrorSurfacesAtKokkosFence) {
+  LView<float*> x("x", 100);
+  Kokkos::parallel_for("cursed", Kokkos::RangePolicy<Exec>(0, 100), lk_test::Cursed{x, 42});
+  try {
+    Kokkos::fence();
+    FAIL() << "Kokkos::fence() did not report the failed task";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("element is cursed"), std::string::npos) << e.what();
+  }
+  // The runtime stays usable.
+  Kokkos::parallel_for("cursed", Kokkos::RangePolicy<Exec>(0, 100), lk_test::Cursed{x, -1});
+  KView<float*> h("h", 100);
+  Kokkos::deep_copy(h, x);
+  EXPECT_EQ(h(42), 1.0f);
+}
+
+TEST(KokkosDispatch, UnlistedViewInKernelIsAClearError) {
+  LView<float*> x("x", 10), y("y", 10);
+  Kokkos::parallel_for("unlisted", Kokkos::RangePolicy<Exec>(0, 10), lk_test::Unlisted{x, y});
+  try {
+    Kokkos::fence();
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("list this View among the LIGHTNING_KERNEL members"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(KokkosDispatch, EmptyViewMemberIsRefused) {
+  LView<float*> x;
+  EXPECT_THROW(
+      Kokkos::parallel_for("empty", Kokkos::RangePolicy<Exec>(0, 10), lk_test::Cursed{x, -1}),
+      lightning::Error);
+}
+
+TEST(KokkosDispatch, LaunchWithDroppedViewsStillRuns) {
+  auto& d = lightning::detail::runtime();
+  d.fence();
+  const size_t before = d.array_count();
+  {
+    LView<float*> x("x", 1000), y("y", 1000);
+    Kokkos::deep_copy(x, 1.0f);
+    Kokkos::deep_copy(y, 2.0f);
+    Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(0, 1000),
+                         lk_test::Saxpy<LView<const float*>, LView<float*>>{x, y, 3.0f});
+  }  // both arrays deleted while the launch may still run
+  Kokkos::fence();
+  EXPECT_EQ(d.array_count(), before);
+}
+
+}  // namespace

@@ -1,0 +1,15 @@
+// Kokkos, then the lightning runtime (on two emulated host devices unless LIGHTNING_DEVICES
+// says otherwise), then the tests.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "lightning_kokkos/kokkos_adapter.hpp"
+
+int main(int argc, char* argv[]) {
+  ::testing::InitGoogleTest(&argc, argv);
+  setenv("LIGHTNING_DEVICES", "host:2", /*overwrite=*/0);
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  lightning::ScopeGuard lightning(argc, argv);
+  return RUN_ALL_TESTS();
+}

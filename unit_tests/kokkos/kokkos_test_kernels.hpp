@@ -1,0 +1,82 @@
+// Functors run both by Kokkos on the host (with Kokkos::Views) and by lightning::Distributed
+// (with lightning::Views): one body, two back ends.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "lightning_kokkos/kokkos_adapter.hpp"
+
+namespace lk_test {
+
+template <class X, class Y>
+struct Saxpy {
+  X x;
+  Y y;
+  float a = 0;
+  LIGHTNING_KERNEL(
+      Saxpy, "global i => read x[i], readwrite y[i]", (x, y, a),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = a * x(i) + y(i); })
+};
+
+template <class In, class Out>
+struct Stencil {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      Stencil, "global i => read in[i-1:i+1], write out[i]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i)
+          const { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3; })
+};
+
+/// Rank-2 arrays and an integer scalar named by the annotation.
+template <class M, class S>
+struct RowSum {
+  M m;
+  S s;
+  int64_t cols = 0;
+  double scale = 1;
+  LIGHTNING_KERNEL(
+      RowSum, "global i => read m[i, 0:cols-1], write s[i]", (m, s, cols, scale),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+        double t = 0;
+        for (int64_t j = 0; j < cols; ++j) t += m(i, j);
+        s(i) = scale * t;
+      })
+};
+
+/// Rank-3 arrays.
+template <class In, class Out>
+struct Twice3 {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      Twice3, "global i => read in[i, :, :], write out[i, :, :]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+        for (int64_t j = 0; j < static_cast<int64_t>(in.extent(1)); ++j)
+          for (int64_t k = 0; k < static_cast<int64_t>(in.extent(2)); ++k)
+            out(i, j, k) = 2 * in(i, j, k);
+      })
+};
+
+/// Fails on one element.
+struct Cursed {
+  lightning::View<float*> x;
+  int64_t bad = -1;
+  LIGHTNING_KERNEL(
+      Cursed, "global i => write x[i]", (x), void operator()(const int64_t i) const {
+        if (i == bad) throw std::runtime_error("element is cursed");
+        x(i) = 1;
+      })
+};
+
+/// Reads a View it does not list: its handle is never pointed at data.
+struct Unlisted {
+  lightning::View<float*> x;
+  lightning::View<float*> y;
+  LIGHTNING_KERNEL(
+      Unlisted, "global i => write x[i]", (x),
+      void operator()(const int64_t i) const { x(i) = y(i); })
+};
+
+}  // namespace lk_test
