@@ -107,25 +107,6 @@ PartitionFault::Kind brute_fault(const Rect& domain, const std::vector<Rect>& bo
   return kind;
 }
 
-// Random partitions of a domain by recursive bisection, then damaged at random.
-void bisect(CaseRng& rng, const Rect& r, std::vector<Rect>& out) {
-  if (r.volume() <= 1 || rng.chance(0.3)) {
-    out.push_back(r);
-    return;
-  }
-  const int a = static_cast<int>(rng.uniform(0, r.rank() - 1));
-  if (r.extent()[a] < 2) {
-    out.push_back(r);
-    return;
-  }
-  const int64_t cut = rng.uniform(r.lo()[a] + 1, r.hi()[a] - 1);
-  Point mid_hi = r.hi(), mid_lo = r.lo();
-  mid_hi[a] = cut;
-  mid_lo[a] = cut;
-  bisect(rng, Rect(r.lo(), mid_hi), out);
-  bisect(rng, Rect(mid_lo, r.hi()), out);
-}
-
 TEST(Partition, FaultKindAndGapPointEqualBruteForce) {
   const uint64_t seed0 = testing::property_seed();
   const int cases = testing::property_cases(1000);
@@ -136,7 +117,7 @@ TEST(Partition, FaultKindAndGapPointEqualBruteForce) {
     const int rank = static_cast<int>(rng.uniform(1, 3));
     const Rect domain(rng.point(rank, 0, 4), rng.point(rank, 5, 12));
     std::vector<Rect> boxes;
-    bisect(rng, domain, boxes);
+    random_partition(rng, domain, boxes, 0.3);  // then damaged at random
     const int damage = static_cast<int>(rng.uniform(0, 3));
     if (damage == 1 && !boxes.empty())
       boxes.erase(boxes.begin() + rng.uniform(0, static_cast<int64_t>(boxes.size()) - 1));

@@ -37,24 +37,6 @@ std::vector<DeviceId> random_subset(CaseRng& rng, const DeviceSet& set) {
   return ids;
 }
 
-void random_partition(CaseRng& rng, const Rect& r, std::vector<Rect>& out) {
-  if (r.volume() <= 1 || rng.chance(0.35)) {
-    out.push_back(r);
-    return;
-  }
-  const int a = static_cast<int>(rng.uniform(0, r.rank() - 1));
-  if (r.extent()[a] < 2) {
-    out.push_back(r);
-    return;
-  }
-  const int64_t cut = rng.uniform(r.lo()[a] + 1, r.hi()[a] - 1);
-  Point hi = r.hi(), lo = r.lo();
-  hi[a] = cut;
-  lo[a] = cut;
-  random_partition(rng, Rect(r.lo(), hi), out);
-  random_partition(rng, Rect(lo, r.hi()), out);
-}
-
 Rect grown(const Rect& r, const Point& halo, const Point& extent) {
   Point lo = r.lo(), hi = r.hi();
   for (int a = 0; a < r.rank(); ++a) {
@@ -164,7 +146,7 @@ Case random_case(CaseRng& rng) {
   } else {
     const Rect whole = Rect::from_extent(c.extent);
     std::vector<Rect> parts;
-    if (!whole.empty()) random_partition(rng, whole, parts);
+    if (!whole.empty()) random_partition(rng, whole, parts, 0.35);
     auto device = [&] {
       return DeviceId(
           static_cast<uint64_t>(rng.uniform(0, static_cast<int64_t>(c.cluster.size()) - 1)));
@@ -389,7 +371,7 @@ TEST(DataLayoutProperty, DamagedUserLayoutsAreRejected) {
     const int rank = static_cast<int>(rng.uniform(1, 3));
     const Point extent = rng.point(rank, 1, 10);
     std::vector<Rect> parts;
-    random_partition(rng, Rect::from_extent(extent), parts);
+    random_partition(rng, Rect::from_extent(extent), parts, 0.35);
     std::vector<Chunk> chunks;
     for (const Rect& p : parts) chunks.push_back(Chunk::primary(p, DeviceId(0)));
     std::string expect;

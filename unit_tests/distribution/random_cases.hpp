@@ -1,6 +1,8 @@
 // Seeded, reproducible random cases for the distribution property tests.
 #pragma once
 
+#include <vector>
+
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -58,6 +60,26 @@ class CaseRng {
  private:
   std::mt19937_64 gen_;
 };
+
+/// A random partition of `r` into boxes by recursive bisection: each box stops splitting with
+/// probability `stop` (and at volume 1).
+inline void random_partition(CaseRng& rng, const Rect& r, std::vector<Rect>& out, double stop) {
+  if (r.volume() <= 1 || rng.chance(stop)) {
+    out.push_back(r);
+    return;
+  }
+  const int a = static_cast<int>(rng.uniform(0, r.rank() - 1));
+  if (r.extent()[a] < 2) {
+    out.push_back(r);
+    return;
+  }
+  const int64_t cut = rng.uniform(r.lo()[a] + 1, r.hi()[a] - 1);
+  Point hi = r.hi(), lo = r.lo();
+  hi[a] = cut;
+  lo[a] = cut;
+  random_partition(rng, Rect(r.lo(), hi), out, stop);
+  random_partition(rng, Rect(lo, r.hi()), out, stop);
+}
 
 /// "case 17 (seed 20220547)": for SCOPED_TRACE, so a failure names the case to replay.
 inline std::string case_name(int c, uint64_t seed) {
