@@ -1,5 +1,8 @@
 #include "worker/host_memory_backend.hpp"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -24,15 +27,37 @@ void* aligned_bytes(uint64_t bytes, const std::string& what) {
 
 }  // namespace
 
+// Pools are reserved, not allocated: an anonymous mapping without swap reservation costs
+// nothing until its pages are touched, so a generous default cap costs nothing either (and
+// sanitizers do not shadow-map what malloc would have handed out).
 void* HostMemoryBackend::allocate_device_pool(DeviceId device, uint64_t bytes) {
-  void* p = aligned_bytes(bytes, "the memory pool of emulated device " + device.to_string());
+  const uint64_t length = std::max<uint64_t>(bytes, kAlignment);
+  void* p = mmap(nullptr, length, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED)
+    throw Error(ErrorKind::kOutOfMemory, "cannot reserve " + format_size(bytes) +
+                                             " for the memory pool of emulated device " +
+                                             device.to_string());
+  {
+    std::lock_guard<std::mutex> lock(pools_mutex_);
+    pool_lengths_[p] = length;
+  }
   ++live_pools_;
   return p;
 }
 
 void HostMemoryBackend::free_device_pool(DeviceId /*device*/, void* pool) {
   if (pool == nullptr) return;
-  std::free(pool);
+  uint64_t length = 0;
+  {
+    std::lock_guard<std::mutex> lock(pools_mutex_);
+    auto it = pool_lengths_.find(pool);
+    if (it == pool_lengths_.end())
+      throw Error(ErrorKind::kInternal, "freeing a device pool this backend did not reserve");
+    length = it->second;
+    pool_lengths_.erase(it);
+  }
+  munmap(pool, length);
   --live_pools_;
 }
 

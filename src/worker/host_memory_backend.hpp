@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <unordered_map>
 
 #include "worker/memory_backend.hpp"
 
@@ -27,6 +29,8 @@ class HostMemoryBackend final : public MemoryBackend {
   int64_t live_host_allocations() const { return live_host_.load(); }
 
  private:
+  std::mutex pools_mutex_;
+  std::unordered_map<void*, uint64_t> pool_lengths_;  // reserved mappings, for munmap
   std::atomic<int64_t> live_pools_{0};
   std::atomic<int64_t> live_host_{0};
 };
