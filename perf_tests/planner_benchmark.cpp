@@ -32,9 +32,9 @@ void run(benchmark::State& state, Planner& planner, const LaunchRequest& launch,
   }
   state.SetItemsProcessed(state.iterations() * superblocks);
   state.counters["superblocks"] = static_cast<double>(superblocks);
-  state.counters["ns_per_superblock"] = benchmark::Counter(
-      static_cast<double>(state.iterations() * superblocks),
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_superblock"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * superblocks),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["cache_hits"] = static_cast<double>(planner.cache_stats().hits);
 }
 
@@ -49,8 +49,10 @@ void BM_Stencil1D(benchmark::State& state, bool cached) {
 
   Planner planner(DeviceSet::uniform(kWorkers, kDevicesPerWorker));
   planner.set_plan_cache_enabled(cached);
-  auto [in, p1] = planner.create_array({"in", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1)});
-  auto [out, p2] = planner.create_array({"out", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1)});
+  auto [in, p1] =
+      planner.create_array({"in", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1)});
+  auto [out, p2] =
+      planner.create_array({"out", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1)});
   LaunchRequest launch;
   launch.kernel = KernelId(1);
   launch.name = "stencil";
@@ -72,15 +74,15 @@ void BM_Matmul2D(benchmark::State& state, bool cached) {
   sig.add_array("A", DataType::kFloat32, 2)
       .add_array("B", DataType::kFloat32, 2)
       .add_array("C", DataType::kFloat32, 2);
-  const auto& bound = annotations.bind(
-      "global [i, j] => read A[i, :], read B[:, j], write C[i, j]", sig, 2);
+  const auto& bound =
+      annotations.bind("global [i, j] => read A[i, :], read B[:, j], write C[i, j]", sig, 2);
 
   Planner planner(DeviceSet::uniform(kWorkers, kDevicesPerWorker));
   planner.set_plan_cache_enabled(cached);
   auto [a, p1] = planner.create_array({"A", DataType::kFloat32, Point{n, n}, dist::rows(tile)});
   auto [b, p2] = planner.create_array({"B", DataType::kFloat32, Point{n, n}, dist::columns(tile)});
-  auto [c, p3] = planner.create_array(
-      {"C", DataType::kFloat32, Point{n, n}, dist::tiles(Point{tile, tile})});
+  auto [c, p3] =
+      planner.create_array({"C", DataType::kFloat32, Point{n, n}, dist::tiles(Point{tile, tile})});
   LaunchRequest launch;
   launch.kernel = KernelId(2);
   launch.name = "matmul";
@@ -93,10 +95,22 @@ void BM_Matmul2D(benchmark::State& state, bool cached) {
   run(state, planner, launch, side * side);
 }
 
-BENCHMARK_CAPTURE(BM_Stencil1D, cold, false)->RangeMultiplier(10)->Range(16, 100000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Stencil1D, cached, true)->RangeMultiplier(10)->Range(16, 100000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Matmul2D, cold, false)->RangeMultiplier(10)->Range(16, 100000)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Matmul2D, cached, true)->RangeMultiplier(10)->Range(16, 100000)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Stencil1D, cold, false)
+    ->RangeMultiplier(10)
+    ->Range(16, 100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Stencil1D, cached, true)
+    ->RangeMultiplier(10)
+    ->Range(16, 100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Matmul2D, cold, false)
+    ->RangeMultiplier(10)
+    ->Range(16, 100000)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Matmul2D, cached, true)
+    ->RangeMultiplier(10)
+    ->Range(16, 100000)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace lightning::planner

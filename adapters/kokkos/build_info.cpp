@@ -11,7 +11,9 @@
 
 namespace lightning {
 
-const char* version() { return LIGHTNING_VERSION_STRING; }
+const char* version() {
+  return LIGHTNING_VERSION_STRING;
+}
 
 std::string build_info() {
   std::string s = "lightning_kokkos " LIGHTNING_VERSION_STRING "\n";
@@ -31,7 +33,8 @@ std::string build_info() {
 #else
   s += "  CUDA backend: off\n";
 #endif
-  s += std::string("  Kokkos Kernels adapters: ") + (LIGHTNING_HAVE_KOKKOS_KERNELS ? "on" : "off") + "\n";
+  s += std::string("  Kokkos Kernels adapters: ") + (LIGHTNING_HAVE_KOKKOS_KERNELS ? "on" : "off") +
+       "\n";
   return s;
 }
 

@@ -25,8 +25,8 @@ struct Stencil {
   void operator()(int64_t i) const { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3.0f; }
 };
 
-const lightning::KernelId kStencil = lightning::worker::KernelRegistry::add(
-    lightning::worker::native_kernel<Stencil, 1>(
+const lightning::KernelId kStencil =
+    lightning::worker::KernelRegistry::add(lightning::worker::native_kernel<Stencil, 1>(
         "examples::stencil", "global i => read in[i-1:i+1], write out[i]",
         lightning::annotation::KernelSignature()
             .add_array("in", lightning::DataType::kFloat32, 1)
@@ -65,8 +65,10 @@ int main(int argc, char* argv[]) {
     std::vector<float> init(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) init[i] = float(i % 17);
     const Rect all(Point{0}, Point{n});
-    const ArrayId a = runtime.create_array("a", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1));
-    const ArrayId b = runtime.create_array("b", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1));
+    const ArrayId a =
+        runtime.create_array("a", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1));
+    const ArrayId b =
+        runtime.create_array("b", DataType::kFloat32, Point{n}, dist::stencil(chunk, 1));
     runtime.write(a, all, init.data());
     runtime.write(b, all, init.data());
 
@@ -91,11 +93,11 @@ int main(int argc, char* argv[]) {
     size_t wrong = 0;
     for (size_t i = 0; i < result.size(); ++i) wrong += result[i] != expected[i];
     const auto cache = runtime.plan_cache_stats();
-    std::printf("{\"elements\": %lld, \"iterations\": %d, \"seconds\": %.6f, "
-                "\"elements_per_second\": %.3e, \"plan_cache_hits\": %llu, \"wrong\": %zu}\n",
-                static_cast<long long>(n), iterations, seconds,
-                double(n) * iterations / seconds, static_cast<unsigned long long>(cache.hits),
-                wrong);
+    std::printf(
+        "{\"elements\": %lld, \"iterations\": %d, \"seconds\": %.6f, "
+        "\"elements_per_second\": %.3e, \"plan_cache_hits\": %llu, \"wrong\": %zu}\n",
+        static_cast<long long>(n), iterations, seconds, double(n) * iterations / seconds,
+        static_cast<unsigned long long>(cache.hits), wrong);
     if (wrong) {
       std::fprintf(stderr, "stencil: %zu elements differ from the sequential result\n", wrong);
       return 1;

@@ -232,8 +232,7 @@ bool union_exact(const Rect& a, bool exact_a, const Rect& b, bool exact_b) {
 
 }  // namespace
 
-ThreadBox ThreadBox::from_blocks(const Rect& blocks, const Point& block_size,
-                                   const Rect& domain) {
+ThreadBox ThreadBox::from_blocks(const Rect& blocks, const Point& block_size, const Rect& domain) {
   if (blocks.rank() != block_size.rank() || blocks.rank() != domain.rank())
     throw Error(ErrorKind::kInvalidArgument, "blocks " + blocks.to_string() + ", block size " +
                                                  block_size.to_string() + " and domain " +

@@ -15,9 +15,9 @@ void LoopbackTransport::send(DataMessage message) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = handlers_.find(message.to);
     if (it == handlers_.end())
-      throw Error(ErrorKind::kCommunication,
-                  "message with tag " + std::to_string(message.tag) + " for worker " +
-                      message.to.to_string() + ", which does not exist in this process");
+      throw Error(ErrorKind::kCommunication, "message with tag " + std::to_string(message.tag) +
+                                                 " for worker " + message.to.to_string() +
+                                                 ", which does not exist in this process");
     handler = it->second;
   }
   handler(std::move(message));

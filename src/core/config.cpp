@@ -14,7 +14,7 @@ namespace {
 
 struct KeySpec {
   const char* name;
-  const char* expects;  // for error messages
+  const char* expects;                             // for error messages
   void (*apply)(Config&, std::string_view value);  // returns normally or throws "bad value"
   std::string (*show)(const Config&);
 };
@@ -94,7 +94,8 @@ std::string known_keys() {
 
 std::string env_name(std::string_view key) {
   std::string s = "LIGHTNING_";
-  for (char c : key) s += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (char c : key)
+    s += c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -148,8 +149,10 @@ std::optional<DeviceSelection> DeviceSelection::parse(std::string_view text) {
 
 std::string DeviceSelection::to_string() const {
   switch (kind) {
-    case Kind::kAuto: return "auto";
-    case Kind::kHost: return "host:" + std::to_string(host_count);
+    case Kind::kAuto:
+      return "auto";
+    case Kind::kHost:
+      return "host:" + std::to_string(host_count);
     case Kind::kCuda: {
       if (cuda_ordinals.empty()) return "cuda";
       std::string s = "cuda:";
@@ -163,12 +166,18 @@ std::string DeviceSelection::to_string() const {
 
 std::string_view name_of(LogLevel level) {
   switch (level) {
-    case LogLevel::kTrace: return "trace";
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kError: return "error";
-    case LogLevel::kOff: return "off";
+    case LogLevel::kTrace:
+      return "trace";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
+    case LogLevel::kOff:
+      return "off";
   }
   return "?";
 }
@@ -177,7 +186,8 @@ void Config::set(std::string_view key, std::string_view value, std::string_view 
   const KeySpec* spec = find_key(key);
   if (!spec)
     throw Error(ErrorKind::kConfig, "unknown configuration key '" + std::string(key) + "' in " +
-                                        std::string(origin) + " (known keys: " + known_keys() + ")");
+                                        std::string(origin) + " (known keys: " + known_keys() +
+                                        ")");
   try {
     spec->apply(*this, value);
   } catch (const BadValue&) {

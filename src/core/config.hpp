@@ -33,14 +33,14 @@ enum class LogLevel { kTrace, kDebug, kInfo, kWarn, kError, kOff };
 
 /// Every setting of the runtime. Sizes are bytes; an absent cap means "all there is".
 struct Config {
-  DeviceSelection devices;                ///< key `devices`
-  std::optional<uint64_t> device_memory;  ///< key `device-memory`: cap per device
-  std::optional<uint64_t> host_memory;    ///< key `host-memory`: cap for spilled/staged data
-  std::string spill_dir;                  ///< key `spill-dir`: empty = a fresh temporary dir
-  uint64_t staging_limit = 2'000'000'000; ///< key `staging-limit`: bytes staged ahead per device
-  std::string trace;                      ///< key `trace`: Chrome trace file; empty = off
-  LogLevel log = LogLevel::kWarn;         ///< key `log`: trace, debug, info, warn, error, off
-  std::string jit_cache;                  ///< key `jit-cache`: empty = the user's cache dir
+  DeviceSelection devices;                 ///< key `devices`
+  std::optional<uint64_t> device_memory;   ///< key `device-memory`: cap per device
+  std::optional<uint64_t> host_memory;     ///< key `host-memory`: cap for spilled/staged data
+  std::string spill_dir;                   ///< key `spill-dir`: empty = a fresh temporary dir
+  uint64_t staging_limit = 2'000'000'000;  ///< key `staging-limit`: bytes staged ahead per device
+  std::string trace;                       ///< key `trace`: Chrome trace file; empty = off
+  LogLevel log = LogLevel::kWarn;          ///< key `log`: trace, debug, info, warn, error, off
+  std::string jit_cache;                   ///< key `jit-cache`: empty = the user's cache dir
 
   /// Looks up an environment variable; empty when unset.
   using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

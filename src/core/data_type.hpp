@@ -9,8 +9,18 @@
 namespace lightning {
 
 /// The element type of an array or scalar, known to the runtime without templates.
-enum class DataType : uint8_t { kInt8, kInt16, kInt32, kInt64, kUInt8, kUInt16, kUInt32, kUInt64,
-                                kFloat32, kFloat64 };
+enum class DataType : uint8_t {
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat32,
+  kFloat64
+};
 
 /// Size of one element in bytes.
 size_t size_of(DataType t);
@@ -26,17 +36,48 @@ template <class T>
 constexpr DataType data_type_of();
 
 namespace detail {
-template <class T> struct DataTypeOf;
-template <> struct DataTypeOf<int8_t> { static constexpr DataType v = DataType::kInt8; };
-template <> struct DataTypeOf<int16_t> { static constexpr DataType v = DataType::kInt16; };
-template <> struct DataTypeOf<int32_t> { static constexpr DataType v = DataType::kInt32; };
-template <> struct DataTypeOf<int64_t> { static constexpr DataType v = DataType::kInt64; };
-template <> struct DataTypeOf<uint8_t> { static constexpr DataType v = DataType::kUInt8; };
-template <> struct DataTypeOf<uint16_t> { static constexpr DataType v = DataType::kUInt16; };
-template <> struct DataTypeOf<uint32_t> { static constexpr DataType v = DataType::kUInt32; };
-template <> struct DataTypeOf<uint64_t> { static constexpr DataType v = DataType::kUInt64; };
-template <> struct DataTypeOf<float> { static constexpr DataType v = DataType::kFloat32; };
-template <> struct DataTypeOf<double> { static constexpr DataType v = DataType::kFloat64; };
+template <class T>
+struct DataTypeOf;
+template <>
+struct DataTypeOf<int8_t> {
+  static constexpr DataType v = DataType::kInt8;
+};
+template <>
+struct DataTypeOf<int16_t> {
+  static constexpr DataType v = DataType::kInt16;
+};
+template <>
+struct DataTypeOf<int32_t> {
+  static constexpr DataType v = DataType::kInt32;
+};
+template <>
+struct DataTypeOf<int64_t> {
+  static constexpr DataType v = DataType::kInt64;
+};
+template <>
+struct DataTypeOf<uint8_t> {
+  static constexpr DataType v = DataType::kUInt8;
+};
+template <>
+struct DataTypeOf<uint16_t> {
+  static constexpr DataType v = DataType::kUInt16;
+};
+template <>
+struct DataTypeOf<uint32_t> {
+  static constexpr DataType v = DataType::kUInt32;
+};
+template <>
+struct DataTypeOf<uint64_t> {
+  static constexpr DataType v = DataType::kUInt64;
+};
+template <>
+struct DataTypeOf<float> {
+  static constexpr DataType v = DataType::kFloat32;
+};
+template <>
+struct DataTypeOf<double> {
+  static constexpr DataType v = DataType::kFloat64;
+};
 }  // namespace detail
 
 template <class T>

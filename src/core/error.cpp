@@ -4,15 +4,24 @@ namespace lightning {
 
 std::string_view name_of(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::kInvalidArgument: return "invalid argument";
-    case ErrorKind::kConfig: return "configuration error";
-    case ErrorKind::kAnnotation: return "annotation error";
-    case ErrorKind::kDistribution: return "distribution error";
-    case ErrorKind::kOutOfMemory: return "out of memory";
-    case ErrorKind::kTask: return "task failed";
-    case ErrorKind::kCommunication: return "communication error";
-    case ErrorKind::kCuda: return "CUDA error";
-    case ErrorKind::kInternal: return "internal error";
+    case ErrorKind::kInvalidArgument:
+      return "invalid argument";
+    case ErrorKind::kConfig:
+      return "configuration error";
+    case ErrorKind::kAnnotation:
+      return "annotation error";
+    case ErrorKind::kDistribution:
+      return "distribution error";
+    case ErrorKind::kOutOfMemory:
+      return "out of memory";
+    case ErrorKind::kTask:
+      return "task failed";
+    case ErrorKind::kCommunication:
+      return "communication error";
+    case ErrorKind::kCuda:
+      return "CUDA error";
+    case ErrorKind::kInternal:
+      return "internal error";
   }
   return "error";
 }

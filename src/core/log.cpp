@@ -16,9 +16,9 @@ spdlog::logger& log() {
 }
 
 void set_log_level(LogLevel level) {
-  static constexpr spdlog::level::level_enum kMap[] = {
-      spdlog::level::trace, spdlog::level::debug, spdlog::level::info,
-      spdlog::level::warn,  spdlog::level::err,   spdlog::level::off};
+  static constexpr spdlog::level::level_enum kMap[] = {spdlog::level::trace, spdlog::level::debug,
+                                                       spdlog::level::info,  spdlog::level::warn,
+                                                       spdlog::level::err,   spdlog::level::off};
   log().set_level(kMap[static_cast<int>(level)]);
 }
 

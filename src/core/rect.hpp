@@ -23,9 +23,7 @@ class Rect {
   /// The box [0, extent).
   static Rect from_extent(const Point& extent) { return {Point::filled(extent.rank(), 0), extent}; }
   /// The canonical empty box of a rank.
-  static Rect empty_of_rank(int rank) {
-    return {Point::filled(rank, 0), Point::filled(rank, 0)};
-  }
+  static Rect empty_of_rank(int rank) { return {Point::filled(rank, 0), Point::filled(rank, 0)}; }
 
   int rank() const { return lo_.rank(); }
   const Point& lo() const { return lo_; }

@@ -28,8 +28,7 @@ std::size_t place_cell(Placement placement, uint64_t cell, uint64_t cells,
 }
 
 void check_device_subset(const std::vector<DeviceId>& devices, const std::string& owner) {
-  if (devices.empty())
-    throw Error(ErrorKind::kInvalidArgument, "empty device subset for " + owner);
+  if (devices.empty()) throw Error(ErrorKind::kInvalidArgument, "empty device subset for " + owner);
   std::vector<DeviceId> sorted = devices;
   std::sort(sorted.begin(), sorted.end());
   const auto dup = std::adjacent_find(sorted.begin(), sorted.end());

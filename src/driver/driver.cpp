@@ -171,10 +171,27 @@ void Driver::launch(const Launch& l) {
   for (const worker::ScalarSlot& s : info.scalars) {
     int64_t v = 0;
     switch (size_of(s.type)) {
-      case 1: { int8_t x; std::memcpy(&x, bytes + s.byte_offset, 1); v = x; break; }
-      case 2: { int16_t x; std::memcpy(&x, bytes + s.byte_offset, 2); v = x; break; }
-      case 4: { int32_t x; std::memcpy(&x, bytes + s.byte_offset, 4); v = x; break; }
-      default: std::memcpy(&v, bytes + s.byte_offset, 8); break;
+      case 1: {
+        int8_t x;
+        std::memcpy(&x, bytes + s.byte_offset, 1);
+        v = x;
+        break;
+      }
+      case 2: {
+        int16_t x;
+        std::memcpy(&x, bytes + s.byte_offset, 2);
+        v = x;
+        break;
+      }
+      case 4: {
+        int32_t x;
+        std::memcpy(&x, bytes + s.byte_offset, 4);
+        v = x;
+        break;
+      }
+      default:
+        std::memcpy(&v, bytes + s.byte_offset, 8);
+        break;
     }
     r.scalars[s.param] = v;
   }

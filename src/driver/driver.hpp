@@ -22,18 +22,17 @@
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
 
-
 namespace lightning::driver {
 
 /// One kernel launch as the application describes it.
 struct Launch {
-  KernelId kernel;                  ///< a registered kernel (worker::KernelRegistry)
-  const void* functor = nullptr;    ///< its bytes (KernelInfo::functor_size of them)
-  std::vector<ArrayId> arrays;      ///< per signature parameter; invalid for scalars
-  Rect domain;                      ///< thread indices
-  Point block_size;                 ///< default: 256 along the last axis, 1 elsewhere
+  KernelId kernel;                       ///< a registered kernel (worker::KernelRegistry)
+  const void* functor = nullptr;         ///< its bytes (KernelInfo::functor_size of them)
+  std::vector<ArrayId> arrays;           ///< per signature parameter; invalid for scalars
+  Rect domain;                           ///< thread indices
+  Point block_size;                      ///< default: 256 along the last axis, 1 elsewhere
   std::optional<WorkDistribution> work;  ///< default: like the first written array
-  void* result = nullptr;           ///< for reduction kernels: where the value goes
+  void* result = nullptr;                ///< for reduction kernels: where the value goes
 };
 
 /// Runs requests on the workers of this process (the in-process driver; with MPI, rank 0's).
@@ -100,9 +99,9 @@ class Driver {
   // Completions from the workers' threads.
   std::mutex mutex_;
   std::condition_variable completed_;
-  std::unordered_set<TaskId> waiting_;    // tasks someone waits for, not yet completed
-  std::vector<std::string> errors_;       // task errors not yet reported
-  uint64_t outstanding_ = 0;              // tasks submitted, not yet completed
+  std::unordered_set<TaskId> waiting_;  // tasks someone waits for, not yet completed
+  std::vector<std::string> errors_;     // task errors not yet reported
+  uint64_t outstanding_ = 0;            // tasks submitted, not yet completed
 };
 
 }  // namespace lightning::driver

@@ -20,7 +20,7 @@ struct ArrayState {
   DataType type = DataType::kFloat32;
   Point extent;
   std::shared_ptr<const DataLayout> layout;
-  std::vector<ChunkId> chunk_ids;    ///< chunk_ids[i] names layout chunk i
+  std::vector<ChunkId> chunk_ids;      ///< chunk_ids[i] names layout chunk i
   std::vector<WorkerId> chunk_worker;  ///< the worker holding layout chunk i
 
   size_t element_size() const { return size_of(type); }

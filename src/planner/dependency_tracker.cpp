@@ -4,8 +4,7 @@
 
 namespace lightning::planner {
 
-void DependencyTracker::record(TaskId task, const ChunkAccess& access,
-                               std::vector<TaskId>& deps) {
+void DependencyTracker::record(TaskId task, const ChunkAccess& access, std::vector<TaskId>& deps) {
   auto& entries = per_chunk_[access.chunk];
   const Rect& r = access.region;
   const bool writes = access.mode != ChunkAccessMode::kRead;
@@ -36,9 +35,9 @@ void DependencyTracker::retire_before(TaskId first_live) {
   for (auto it = per_chunk_.begin(); it != per_chunk_.end();) {
     auto& entries = it->second;
     for (Entry& e : entries)
-      e.tasks.erase(std::remove_if(e.tasks.begin(), e.tasks.end(),
-                                   [&](TaskId t) { return t < first_live; }),
-                    e.tasks.end());
+      e.tasks.erase(
+          std::remove_if(e.tasks.begin(), e.tasks.end(), [&](TaskId t) { return t < first_live; }),
+          e.tasks.end());
     entries.erase(std::remove_if(entries.begin(), entries.end(),
                                  [](const Entry& e) { return e.tasks.empty(); }),
                   entries.end());

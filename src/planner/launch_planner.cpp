@@ -36,8 +36,8 @@ LaunchPlanner::LaunchPlanner(PlanBuilder& builder, const DeviceSet& devices,
       launch_(launch),
       arrays_(std::move(arrays)) {}
 
-ChunkRef LaunchPlanner::chunk_for_read(const ArrayState& array, const Rect& region,
-                                       DeviceId device, WorkerId worker) {
+ChunkRef LaunchPlanner::chunk_for_read(const ArrayState& array, const Rect& region, DeviceId device,
+                                       WorkerId worker) {
   const auto found = array.layout->find_containing(region, device);
   if (found && array.chunk_worker[*found] == worker) return chunk_ref(array, *found);
   const ReadKey key{array.id.value(), worker, region};
@@ -124,9 +124,9 @@ std::vector<TaskId> LaunchPlanner::plan() {
       exec.bindings.push_back({access.param, chunk.id, access.region, mode});
     }
     if (request_.scalar_reduction) {
-      const ChunkRef partial = builder_.create_temporary(
-          ArrayId(), Rect(), sb.device, worker, DataType::kUInt8,
-          static_cast<uint32_t>(request_.scalar_reduction->value_bytes));
+      const ChunkRef partial =
+          builder_.create_temporary(ArrayId(), Rect(), sb.device, worker, DataType::kUInt8,
+                                    static_cast<uint32_t>(request_.scalar_reduction->value_bytes));
       exec.scalar_partial = partial.id;
       scalar_partials_.push_back({partial, sb.device});
     }

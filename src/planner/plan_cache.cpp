@@ -13,7 +13,6 @@ namespace lightning::planner {
 
 namespace {
 
-
 // Calls chunk(ChunkId&), array(ArrayId&), tag(uint64_t&), launch(LaunchId&) and
 // host(HostBufferId&) on every id a task holds: the one place that knows which fields are ids.
 template <class Chunk, class Array, class Tag, class Launch, class Host>
@@ -71,7 +70,9 @@ void remap_ids(TaskKind& kind, Chunk&& chunk, Array&& array, Tag&& tag, Launch&&
 // temporaries are their ordinal (< 1 << kParamShift).
 constexpr int kParamShift = 40;
 
-size_t mix(size_t h, size_t v) { return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2)); }
+size_t mix(size_t h, size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+}
 
 }  // namespace
 
@@ -179,8 +180,7 @@ PlanTemplate record_template(const Plan& plan, const PlanBuilder& builder,
           max_tag = std::max(max_tag, tag);
           any_tag = true;
         },
-        [&](LaunchId& l) { l = LaunchId(); },
-        [&](HostBufferId& h) { h = HostBufferId{}; });
+        [&](LaunchId& l) { l = LaunchId(); }, [&](HostBufferId& h) { h = HostBufferId{}; });
     if (auto it = explicit_deps.find(t->id.value()); it != explicit_deps.end())
       for (TaskId d : *it->second) e.explicit_deps.push_back(position.at(d.value()));
     tmpl.tasks.push_back(std::move(e));
@@ -212,8 +212,8 @@ std::vector<TaskId> replay_template(const PlanTemplate& tmpl, PlanBuilder& build
     TaskKind kind = e.kind;
     remap_ids(
         kind, real_chunk, [&](ArrayId& a) { a = arrays[a.value() - 1]->id; },
-        [&](uint64_t& tag) { tag += tag_base; },
-        [&](LaunchId& l) { l = launch; }, [&](HostBufferId& h) { h = result; });
+        [&](uint64_t& tag) { tag += tag_base; }, [&](LaunchId& l) { l = launch; },
+        [&](HostBufferId& h) { h = result; });
     deps.clear();
     for (uint32_t d : e.explicit_deps) deps.push_back(ids[d]);
     const auto* deleted = std::get_if<DeleteChunkTask>(&kind);
@@ -243,6 +243,8 @@ void PlanCache::insert(LaunchShape shape, PlanTemplate tmpl) {
   items_.push_back({std::move(shape), h, std::move(tmpl)});
 }
 
-PlanCacheStats PlanCache::stats() const { return {hits_, misses_}; }
+PlanCacheStats PlanCache::stats() const {
+  return {hits_, misses_};
+}
 
 }  // namespace lightning::planner

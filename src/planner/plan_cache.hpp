@@ -37,8 +37,7 @@ struct LaunchShape {
   uint64_t value_bytes = 0;
   FoldOp op = FoldOp::kSum;
 
-  static LaunchShape of(const LaunchRequest& request,
-                        const std::vector<const ArrayState*>& arrays);
+  static LaunchShape of(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
   friend bool operator==(const LaunchShape& a, const LaunchShape& b);
   size_t hash() const;
 };

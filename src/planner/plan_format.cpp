@@ -13,7 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-
 json region_json(const Rect& r) {
   json lo = json::array(), hi = json::array();
   for (int a = 0; a < r.rank(); ++a) {
@@ -25,25 +24,35 @@ json region_json(const Rect& r) {
 
 const char* mode_name(ChunkAccessMode m) {
   switch (m) {
-    case ChunkAccessMode::kRead: return "read";
-    case ChunkAccessMode::kWrite: return "write";
-    case ChunkAccessMode::kReadWrite: return "readwrite";
+    case ChunkAccessMode::kRead:
+      return "read";
+    case ChunkAccessMode::kWrite:
+      return "write";
+    case ChunkAccessMode::kReadWrite:
+      return "readwrite";
   }
   return "?";
 }
 
 const char* fold_name(FoldOp op) {
   switch (op) {
-    case FoldOp::kSum: return "+";
-    case FoldOp::kProd: return "*";
-    case FoldOp::kMin: return "min";
-    case FoldOp::kMax: return "max";
-    case FoldOp::kCustom: return "custom";
+    case FoldOp::kSum:
+      return "+";
+    case FoldOp::kProd:
+      return "*";
+    case FoldOp::kMin:
+      return "min";
+    case FoldOp::kMax:
+      return "max";
+    case FoldOp::kCustom:
+      return "custom";
   }
   return "?";
 }
 
-json id_json(ChunkId c) { return c.valid() ? json(c.value()) : json(nullptr); }
+json id_json(ChunkId c) {
+  return c.valid() ? json(c.value()) : json(nullptr);
+}
 
 void add_kind_fields(json& j, const TaskKind& kind) {
   std::visit(Overloaded{
@@ -63,8 +72,10 @@ void add_kind_fields(json& j, const TaskKind& kind) {
                    j["device"] = t.device.value();
                    json b = json::array();
                    for (const auto& x : t.bindings)
-                     b.push_back({{"param", x.param}, {"chunk", x.chunk.value()},
-                                  {"region", region_json(x.region)}, {"mode", mode_name(x.mode)}});
+                     b.push_back({{"param", x.param},
+                                  {"chunk", x.chunk.value()},
+                                  {"region", region_json(x.region)},
+                                  {"mode", mode_name(x.mode)}});
                    j["bindings"] = b;
                    j["scalar_partial"] = id_json(t.scalar_partial);
                  },

@@ -16,9 +16,9 @@ std::string array_label(const ArrayState& a) {
 
 void require_inside(const ArrayState& a, const Rect& region, const char* what) {
   if (region.rank() != a.extent.rank() || !Rect::from_extent(a.extent).contains(region))
-    throw Error(ErrorKind::kInvalidArgument,
-                std::string(what) + " region " + region.to_string() + " is not inside " +
-                    array_label(a) + " of extent " + a.extent.to_string());
+    throw Error(ErrorKind::kInvalidArgument, std::string(what) + " region " + region.to_string() +
+                                                 " is not inside " + array_label(a) +
+                                                 " of extent " + a.extent.to_string());
 }
 
 }  // namespace
@@ -46,8 +46,7 @@ const ArrayState& Planner::array(ArrayId id) const {
 
 std::shared_ptr<const DataLayout> Planner::intern_layout(DataLayout layout) {
   for (const auto& known : layouts_)
-    if (known->extent() == layout.extent() && known->chunks() == layout.chunks())
-      return known;
+    if (known->extent() == layout.extent() && known->chunks() == layout.chunks()) return known;
   layouts_.push_back(std::make_shared<const DataLayout>(std::move(layout)));
   return layouts_.back();
 }
@@ -102,10 +101,10 @@ Plan Planner::fill(ArrayId id, const Rect& region, std::vector<uint8_t> value) {
   const ArrayState& a = array(id);
   require_inside(a, region, "fill");
   if (value.size() != a.element_size())
-    throw Error(ErrorKind::kInvalidArgument,
-                "fill value of " + std::to_string(value.size()) + " bytes for " + array_label(a) +
-                    " of " + std::string(name_of(a.type)) + " (" +
-                    std::to_string(a.element_size()) + " bytes)");
+    throw Error(ErrorKind::kInvalidArgument, "fill value of " + std::to_string(value.size()) +
+                                                 " bytes for " + array_label(a) + " of " +
+                                                 std::string(name_of(a.type)) + " (" +
+                                                 std::to_string(a.element_size()) + " bytes)");
   Plan plan = begin_plan();
   PlanBuilder b = builder_for(plan);
   std::vector<size_t> copies;
@@ -158,9 +157,9 @@ Plan Planner::read_to_host(ArrayId id, const Rect& region, HostBufferId buffer) 
     }
     const WorkerId w = a.chunk_worker[source];
     if (w == driver) {
-      plan.completion.push_back(
-          b.add(driver, HostReadTask{a.chunk_ids[source], buffer, region, piece, false,
-                                     FoldOp::kCustom, {}}));
+      plan.completion.push_back(b.add(
+          driver,
+          HostReadTask{a.chunk_ids[source], buffer, region, piece, false, FoldOp::kCustom, {}}));
     } else {
       const uint64_t tag = b.next_tag();
       b.add(w, SendTask{a.chunk_ids[source], {}, {}, piece, driver, tag});
@@ -181,8 +180,7 @@ Plan Planner::launch(const LaunchRequest& request) {
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + request.name + "' has " + std::to_string(params.size()) +
                     " parameters, but the launch passes " + std::to_string(request.arrays.size()) +
-                    " array slots and " + std::to_string(request.scalars.size()) +
-                    " scalar slots");
+                    " array slots and " + std::to_string(request.scalars.size()) + " scalar slots");
   if (request.domain.rank() != bound.launch_rank())
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + request.name + "' is launched over a rank-" +
@@ -196,9 +194,9 @@ Plan Planner::launch(const LaunchRequest& request) {
     const ArrayId id = request.arrays[p];
     auto it = arrays_.find(id);
     if (it == arrays_.end())
-      throw Error(ErrorKind::kInvalidArgument,
-                  "parameter '" + params[p].name + "' of kernel '" + request.name +
-                      "' names no live array (" + id.to_string() + ")");
+      throw Error(ErrorKind::kInvalidArgument, "parameter '" + params[p].name + "' of kernel '" +
+                                                   request.name + "' names no live array (" +
+                                                   id.to_string() + ")");
     const ArrayState& a = it->second;
     if (a.extent.rank() != params[p].rank || a.type != params[p].type)
       throw Error(ErrorKind::kInvalidArgument,
@@ -250,6 +248,8 @@ void Planner::retire_before(TaskId first_live) {
     for (auto it = f.begin(); it != f.end();) it = *it < first_live ? f.erase(it) : std::next(it);
 }
 
-PlanCacheStats Planner::cache_stats() const { return cache_->stats(); }
+PlanCacheStats Planner::cache_stats() const {
+  return cache_->stats();
+}
 
 }  // namespace lightning::planner

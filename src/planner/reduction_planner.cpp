@@ -15,8 +15,8 @@ Partial fold_group(PlanBuilder& builder, const ArrayState& array, FoldOp op,
   if (inputs.size() == 1) return inputs.front();
   Rect box = Rect::empty_of_rank(array.layout->rank());
   for (const Partial& p : inputs) box = box.bounding_union(p.chunk.box);
-  const ChunkRef acc = builder.create_temporary(array.id, box, device, worker, array.type,
-                                                array.element_size());
+  const ChunkRef acc =
+      builder.create_temporary(array.id, box, device, worker, array.type, array.element_size());
   builder.add(worker, FillTask{acc.id, box, fold_identity(op, array.type)});
   for (const Partial& p : inputs)
     builder.add(worker, FoldTask{p.chunk.id, acc.id, p.chunk.box, op, {}, false});
@@ -40,8 +40,8 @@ void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayS
   std::vector<Partial> per_worker;
   Rect all = Rect::empty_of_rank(array.layout->rank());
   for (auto& [worker, group] : by_worker) {
-    per_worker.push_back(fold_group(builder, array, op, group, group.front().device,
-                                    WorkerId(worker)));
+    per_worker.push_back(
+        fold_group(builder, array, op, group, group.front().device, WorkerId(worker)));
     all = all.bounding_union(per_worker.back().chunk.box);
   }
 
@@ -59,9 +59,8 @@ void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayS
       touched = touched.bounding_union(piece);
       ChunkRef src = acc.chunk;
       if (src.worker != dst.worker) {
-        const ChunkRef landing =
-            builder.create_temporary(array.id, piece, layout[home].device, dst.worker, array.type,
-                                     array.element_size());
+        const ChunkRef landing = builder.create_temporary(
+            array.id, piece, layout[home].device, dst.worker, array.type, array.element_size());
         builder.transfer(src, landing, piece);
         src = landing;
       }
@@ -73,8 +72,8 @@ void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayS
 
 std::vector<TaskId> plan_scalar_reduction(PlanBuilder& builder, LaunchId launch,
                                           const ScalarReduction& reduction,
-                                          const std::vector<Partial>& partials,
-                                          size_t num_workers, DeviceId driver_device) {
+                                          const std::vector<Partial>& partials, size_t num_workers,
+                                          DeviceId driver_device) {
   // Per worker: fold into the worker's first partial, in superblock order.
   std::vector<std::vector<const Partial*>> by_worker(num_workers);
   for (const Partial& p : partials) by_worker[p.chunk.worker.value()].push_back(&p);
@@ -90,9 +89,9 @@ std::vector<TaskId> plan_scalar_reduction(PlanBuilder& builder, LaunchId launch,
                   FoldTask{group[i]->chunk.id, acc.id, Rect(), reduction.op, launch, false});
     ChunkRef on_driver = acc;
     if (acc.worker != driver) {
-      on_driver = builder.create_temporary(ArrayId(), Rect(), driver_device, driver,
-                                           DataType::kUInt8,
-                                           static_cast<uint32_t>(reduction.value_bytes));
+      on_driver =
+          builder.create_temporary(ArrayId(), Rect(), driver_device, driver, DataType::kUInt8,
+                                   static_cast<uint32_t>(reduction.value_bytes));
       builder.transfer(acc, on_driver, Rect());
     }
     HostReadTask read{on_driver.id, reduction.result, Rect(), Rect(), true, reduction.op, launch};

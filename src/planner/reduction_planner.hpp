@@ -31,7 +31,7 @@ void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayS
 /// the host buffer of `reduction`, workers in order. Returns the tasks that complete it.
 std::vector<TaskId> plan_scalar_reduction(PlanBuilder& builder, LaunchId launch,
                                           const ScalarReduction& reduction,
-                                          const std::vector<Partial>& partials,
-                                          size_t num_workers, DeviceId driver_device);
+                                          const std::vector<Partial>& partials, size_t num_workers,
+                                          DeviceId driver_device);
 
 }  // namespace lightning::planner

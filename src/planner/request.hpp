@@ -21,7 +21,7 @@ namespace lightning::planner {
 struct ArrayDesc {
   std::string name;  ///< for messages and graphs
   DataType type = DataType::kFloat32;
-  Point extent;      ///< rank 1-3
+  Point extent;  ///< rank 1-3
   DataDistribution distribution;
 };
 

@@ -8,14 +8,18 @@ namespace lightning::planner {
 
 namespace {
 
-
 const char* name_of(FoldOp op) {
   switch (op) {
-    case FoldOp::kSum: return "+";
-    case FoldOp::kProd: return "*";
-    case FoldOp::kMin: return "min";
-    case FoldOp::kMax: return "max";
-    case FoldOp::kCustom: return "reducer";
+    case FoldOp::kSum:
+      return "+";
+    case FoldOp::kProd:
+      return "*";
+    case FoldOp::kMin:
+      return "min";
+    case FoldOp::kMax:
+      return "max";
+    case FoldOp::kCustom:
+      return "reducer";
   }
   return "?";
 }
@@ -72,8 +76,8 @@ std::vector<ChunkAccess> accesses_of(const TaskKind& kind) {
 }
 
 const char* name_of(const TaskKind& kind) {
-  static constexpr const char* kNames[] = {"CreateChunk", "DeleteChunk", "Execute",  "Copy",
-                                           "Send",        "Recv",        "Fill",     "Fold",
+  static constexpr const char* kNames[] = {"CreateChunk", "DeleteChunk", "Execute", "Copy",
+                                           "Send",        "Recv",        "Fill",    "Fold",
                                            "HostWrite",   "HostRead",    "Barrier"};
   static_assert(std::size(kNames) == std::variant_size_v<TaskKind>);
   return kNames[kind.index()];
@@ -82,51 +86,51 @@ const char* name_of(const TaskKind& kind) {
 std::string describe(const Task& task) {
   std::ostringstream os;
   os << task.id << " " << name_of(task.kind);
-  std::visit(
-      Overloaded{
-          [&](const CreateChunkTask& t) {
-            os << " " << t.chunk << (t.temporary ? " (temporary)" : "") << " of " << t.array
-               << " " << t.box.to_string() << " on " << t.device;
-          },
-          [&](const DeleteChunkTask& t) { os << " " << t.chunk; },
-          [&](const ExecuteTask& t) {
-            os << " " << t.kernel << " " << t.superblock.to_string() << " on " << t.device;
-            for (const auto& b : t.bindings) os << " p" << b.param << "=" << b.chunk;
-            if (t.scalar_partial.valid()) os << " partial=" << t.scalar_partial;
-          },
-          [&](const CopyTask& t) {
-            os << " " << t.src << " -> " << t.dst << " " << t.region.to_string();
-          },
-          [&](const SendTask& t) {
-            if (t.src.valid())
-              os << " " << t.src;
-            else
-              os << " host buffer " << t.host_src.value;
-            os << " " << t.region.to_string() << " to " << t.to << " tag " << t.tag;
-          },
-          [&](const RecvTask& t) {
-            if (t.dst.valid())
-              os << " " << t.dst;
-            else
-              os << " host buffer " << t.host_dst.value;
-            os << " " << t.region.to_string() << " from " << t.from << " tag " << t.tag;
-          },
-          [&](const FillTask& t) { os << " " << t.chunk << " " << t.region.to_string(); },
-          [&](const FoldTask& t) {
-            os << " " << t.src << (t.assign ? " => " : " " + std::string(name_of(t.op)) + "=> ")
-               << t.dst << " " << t.region.to_string();
-          },
-          [&](const HostWriteTask& t) {
-            os << " host buffer " << t.buffer.value << " -> " << t.dst << " "
-               << t.region.to_string();
-          },
-          [&](const HostReadTask& t) {
-            os << " " << t.src << (t.fold ? " fold-> " : " -> ") << "host buffer "
-               << t.buffer.value << " " << t.region.to_string();
-          },
-          [&](const BarrierTask& t) { os << " " << t.fence; },
-      },
-      task.kind);
+  std::visit(Overloaded{
+                 [&](const CreateChunkTask& t) {
+                   os << " " << t.chunk << (t.temporary ? " (temporary)" : "") << " of " << t.array
+                      << " " << t.box.to_string() << " on " << t.device;
+                 },
+                 [&](const DeleteChunkTask& t) { os << " " << t.chunk; },
+                 [&](const ExecuteTask& t) {
+                   os << " " << t.kernel << " " << t.superblock.to_string() << " on " << t.device;
+                   for (const auto& b : t.bindings) os << " p" << b.param << "=" << b.chunk;
+                   if (t.scalar_partial.valid()) os << " partial=" << t.scalar_partial;
+                 },
+                 [&](const CopyTask& t) {
+                   os << " " << t.src << " -> " << t.dst << " " << t.region.to_string();
+                 },
+                 [&](const SendTask& t) {
+                   if (t.src.valid())
+                     os << " " << t.src;
+                   else
+                     os << " host buffer " << t.host_src.value;
+                   os << " " << t.region.to_string() << " to " << t.to << " tag " << t.tag;
+                 },
+                 [&](const RecvTask& t) {
+                   if (t.dst.valid())
+                     os << " " << t.dst;
+                   else
+                     os << " host buffer " << t.host_dst.value;
+                   os << " " << t.region.to_string() << " from " << t.from << " tag " << t.tag;
+                 },
+                 [&](const FillTask& t) { os << " " << t.chunk << " " << t.region.to_string(); },
+                 [&](const FoldTask& t) {
+                   os << " " << t.src
+                      << (t.assign ? " => " : " " + std::string(name_of(t.op)) + "=> ") << t.dst
+                      << " " << t.region.to_string();
+                 },
+                 [&](const HostWriteTask& t) {
+                   os << " host buffer " << t.buffer.value << " -> " << t.dst << " "
+                      << t.region.to_string();
+                 },
+                 [&](const HostReadTask& t) {
+                   os << " " << t.src << (t.fold ? " fold-> " : " -> ") << "host buffer "
+                      << t.buffer.value << " " << t.region.to_string();
+                 },
+                 [&](const BarrierTask& t) { os << " " << t.fence; },
+             },
+             task.kind);
   return os.str();
 }
 

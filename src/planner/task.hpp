@@ -36,11 +36,11 @@ enum class FoldOp : uint8_t { kSum, kProd, kMin, kMax, kCustom };
 /// Make a chunk exist on its worker (memory is the worker's business, allocated on first use).
 struct CreateChunkTask {
   ChunkId chunk;
-  ArrayId array;         ///< the array it belongs to (for temporaries too: element type, name)
-  Rect box;              ///< what it holds, in array coordinates
-  DeviceId device;       ///< where it prefers to live
+  ArrayId array;    ///< the array it belongs to (for temporaries too: element type, name)
+  Rect box;         ///< what it holds, in array coordinates
+  DeviceId device;  ///< where it prefers to live
   bool temporary = false;
-  uint64_t bytes = 0;    ///< box volume times element size (rank 0: value size)
+  uint64_t bytes = 0;                ///< box volume times element size (rank 0: value size)
   DataType type = DataType::kUInt8;  ///< element type (scalar reduction values: bytes)
   uint32_t element_size = 1;         ///< bytes per element (rank 0: the whole value)
 };
@@ -59,9 +59,9 @@ struct ExecuteTask {
   Rect superblock;  ///< thread indices
   DeviceId device;
   struct Binding {
-    int param = 0;   ///< index of the kernel parameter
-    ChunkId chunk;   ///< the chunk the parameter's handle is pointed at
-    Rect region;     ///< the annotation's access region (inside the chunk's box)
+    int param = 0;  ///< index of the kernel parameter
+    ChunkId chunk;  ///< the chunk the parameter's handle is pointed at
+    Rect region;    ///< the annotation's access region (inside the chunk's box)
     ChunkAccessMode mode = ChunkAccessMode::kReadWrite;  ///< reduce partials are read-write
   };
   std::vector<Binding> bindings;
@@ -78,19 +78,19 @@ struct CopyTask {
 
 /// Send a region of a chunk (or of a driver host buffer) to another worker.
 struct SendTask {
-  ChunkId src;             ///< invalid when the source is a host buffer
-  HostBufferId host_src;   ///< the source when `src` is invalid
-  Rect host_box;           ///< the box the host buffer holds (row-major), when it is the source
+  ChunkId src;            ///< invalid when the source is a host buffer
+  HostBufferId host_src;  ///< the source when `src` is invalid
+  Rect host_box;          ///< the box the host buffer holds (row-major), when it is the source
   Rect region;
   WorkerId to;
-  uint64_t tag = 0;        ///< unique per plan stream; matches exactly one RecvTask
+  uint64_t tag = 0;  ///< unique per plan stream; matches exactly one RecvTask
 };
 
 /// Receive a region into a chunk (or into a driver host buffer) from another worker.
 struct RecvTask {
-  ChunkId dst;             ///< invalid when the destination is a host buffer
+  ChunkId dst;  ///< invalid when the destination is a host buffer
   HostBufferId host_dst;
-  Rect host_box;           ///< the box the host buffer holds (row-major), when it is the target
+  Rect host_box;  ///< the box the host buffer holds (row-major), when it is the target
   Rect region;
   WorkerId from;
   uint64_t tag = 0;
@@ -139,9 +139,9 @@ struct BarrierTask {
   LaunchId fence;
 };
 
-using TaskKind = std::variant<CreateChunkTask, DeleteChunkTask, ExecuteTask, CopyTask, SendTask,
-                              RecvTask, FillTask, FoldTask, HostWriteTask, HostReadTask,
-                              BarrierTask>;
+using TaskKind =
+    std::variant<CreateChunkTask, DeleteChunkTask, ExecuteTask, CopyTask, SendTask, RecvTask,
+                 FillTask, FoldTask, HostWriteTask, HostReadTask, BarrierTask>;
 
 /// A task of one worker's DAG. `deps` are earlier tasks of the same worker: workers are
 /// ordered against each other only through matching Send/Recv pairs.

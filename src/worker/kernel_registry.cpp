@@ -45,6 +45,8 @@ const KernelInfo& KernelRegistry::get(KernelId id) {
   return *it->second;
 }
 
-bool KernelRegistry::contains(KernelId id) { return kernels().count(id) != 0; }
+bool KernelRegistry::contains(KernelId id) {
+  return kernels().count(id) != 0;
+}
 
 }  // namespace lightning::worker

@@ -15,7 +15,7 @@ namespace lightning::worker {
 
 /// Where the handle of one array parameter sits in the kernel's bytes.
 struct ArraySlot {
-  int param = 0;          ///< position in the signature
+  int param = 0;           ///< position in the signature
   size_t byte_offset = 0;  ///< of its ArrayHandle inside the functor
   int rank = 1;
 };

@@ -61,8 +61,8 @@ ReducerInfo sum_reducer() {
 /// copyable: the runtime copies its bytes and patches its array handles.
 template <class F>
 KernelInfo native_kernel_info(std::string name, std::string annotation,
-                              annotation::KernelSignature signature,
-                              std::vector<ArraySlot> arrays, std::vector<ScalarSlot> scalars) {
+                              annotation::KernelSignature signature, std::vector<ArraySlot> arrays,
+                              std::vector<ScalarSlot> scalars) {
   static_assert(std::is_trivially_copyable_v<F>, "kernels are copied as bytes");
   KernelInfo info;
   info.name = std::move(name);
@@ -79,9 +79,9 @@ template <class F, int Rank>
 KernelInfo native_kernel(std::string name, std::string annotation,
                          annotation::KernelSignature signature, std::vector<ArraySlot> arrays,
                          std::vector<ScalarSlot> scalars = {}) {
-  KernelInfo info = native_kernel_info<F>(std::move(name), std::move(annotation),
-                                          std::move(signature), std::move(arrays),
-                                          std::move(scalars));
+  KernelInfo info =
+      native_kernel_info<F>(std::move(name), std::move(annotation), std::move(signature),
+                            std::move(arrays), std::move(scalars));
   info.run_host = &run_native<F, Rank>;
   return info;
 }
@@ -92,9 +92,9 @@ KernelInfo native_reduce_kernel(std::string name, std::string annotation,
                                 annotation::KernelSignature signature,
                                 std::vector<ArraySlot> arrays, std::vector<ScalarSlot> scalars = {},
                                 ReducerInfo reducer = sum_reducer<Value>()) {
-  KernelInfo info = native_kernel_info<F>(std::move(name), std::move(annotation),
-                                          std::move(signature), std::move(arrays),
-                                          std::move(scalars));
+  KernelInfo info =
+      native_kernel_info<F>(std::move(name), std::move(annotation), std::move(signature),
+                            std::move(arrays), std::move(scalars));
   info.run_host = &run_native_reduce<F, Rank, Value>;
   info.reducer = reducer;
   return info;

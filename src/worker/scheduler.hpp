@@ -86,9 +86,9 @@ class Scheduler {
   // Ready tasks by age; a task id is its age (ids grow with planning order).
   std::priority_queue<TaskId, std::vector<TaskId>, OlderFirst> ready_;
   std::unordered_map<uint64_t, std::string> arrived_tags_;  // messages whose Recv is not here yet
-  std::unordered_map<uint64_t, TaskId> recv_of_tag_;     // Recvs still missing their message
+  std::unordered_map<uint64_t, TaskId> recv_of_tag_;        // Recvs still missing their message
   std::unordered_map<ChunkId, std::pair<DeviceId, uint64_t>> chunks_;  // home device, bytes
-  std::map<uint64_t, uint64_t> staged_;                  // device -> bytes staged ahead
+  std::map<uint64_t, uint64_t> staged_;  // device -> bytes staged ahead
   // Tasks that failed: a fragment submitted later may still depend on them (failures are
   // rare, so this stays small).
   std::unordered_map<TaskId, std::string> failed_;

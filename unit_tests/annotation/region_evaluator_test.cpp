@@ -216,8 +216,7 @@ TEST(Regions, UnionOfDisjointReadsHasAHole) {
 }
 
 TEST(Regions, SuperblockFromBlocksIsCutToTheDomain) {
-  const ThreadBox sb =
-      ThreadBox::from_blocks(box({2, 0}, {4, 3}), {16, 8}, box({1, 1}, {50, 20}));
+  const ThreadBox sb = ThreadBox::from_blocks(box({2, 0}, {4, 3}), {16, 8}, box({1, 1}, {50, 20}));
   EXPECT_EQ(sb.threads, box({32, 1}, {50, 20}));
   EXPECT_EQ(sb.block_size, (Point{16, 8}));
 }

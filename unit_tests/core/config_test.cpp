@@ -71,8 +71,8 @@ TEST(Config, DeviceSelections) {
   for (const char* text : {"auto", "cuda", "host:3", "cuda:1"})
     EXPECT_EQ(DeviceSelection::parse(text)->to_string(), text);
   EXPECT_EQ(DeviceSelection::parse("host")->to_string(), "host:1");
-  for (const char* bad : {"", "gpu", "host:0", "host:-1", "host:x", "cuda:", "cuda:1,,2",
-                          "cuda:1,1", "cuda:a"})
+  for (const char* bad :
+       {"", "gpu", "host:0", "host:-1", "host:x", "cuda:", "cuda:1,,2", "cuda:1,1", "cuda:a"})
     EXPECT_FALSE(DeviceSelection::parse(bad).has_value()) << bad;
 }
 
@@ -112,7 +112,8 @@ TEST(Config, DescribeListsEveryKey) {
   Config c;
   c.set("device-memory", "64MiB", "test");
   const std::string text = c.describe();
-  for (const auto& key : Config::keys()) EXPECT_NE(text.find(key + " = "), std::string::npos) << key;
+  for (const auto& key : Config::keys())
+    EXPECT_NE(text.find(key + " = "), std::string::npos) << key;
   EXPECT_NE(text.find("device-memory = 64 MiB"), std::string::npos);
   EXPECT_NE(text.find("staging-limit = 1.9 GiB"), std::string::npos);
 }

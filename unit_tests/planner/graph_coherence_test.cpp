@@ -23,8 +23,7 @@ TEST_F(GraphCoherence, AStencilWriteUpdatesTheNeighboursHalos) {
   EXPECT_EQ(q.count(creates_temporary()), 0u) << "every read fits its chunk with its halo";
   // Chunk 1 ([4, 8), stored [3, 9)) is written by its superblock, then its edge elements 4 and
   // 7 go to the halos of chunks 0 (same worker: a Copy) and 2 (other worker: Send/Recv).
-  const auto writer =
-      q.select_all(kind<ExecuteTask>(), with_superblock(Rect(Point{4}, Point{8})));
+  const auto writer = q.select_all(kind<ExecuteTask>(), with_superblock(Rect(Point{4}, Point{8})));
   const Task& to_left =
       q.select_unique(kind<CopyTask>(), reads_from(chunk(out, 1)), writes_to(chunk(out, 0)));
   EXPECT_EQ(std::get<CopyTask>(to_left.kind).region, Rect(Point{4}, Point{5}));
@@ -50,8 +49,8 @@ TEST_F(GraphCoherence, TheNextIterationReadsTheHaloOnlyAfterItArrived) {
   // Element 4 (written on worker 1) lands in the halo of b's chunk 0 on worker 0.
   const auto halo = q.select_all(kind<RecvTask>(), writes_to(chunk(b, 0)));
   ASSERT_EQ(halo.count(), 1u);
-  const auto reader = q.select_all(kind<ExecuteTask>(), of_launch(second.request),
-                                   on_worker(WorkerId(0)));
+  const auto reader =
+      q.select_all(kind<ExecuteTask>(), of_launch(second.request), on_worker(WorkerId(0)));
   EXPECT_TRUE(halo.precedes(reader));
 }
 
@@ -59,8 +58,8 @@ TEST_F(GraphCoherence, AWriteToAReplicatedArrayUpdatesEveryReplica) {
   use_cluster(2, 2);
   const ArrayId src = array("src", Point{8}, dist::centralized(DeviceId(0)));
   const ArrayId rep = array("rep", Point{8}, dist::replicated(ReplicaScope::kPerDevice));
-  const Plan& p = submit(launch("global i => read src[i], write rep[i]", {"src", "rep"},
-                                {src, rep}, Rect(Point{0}, Point{8}), Point{8},
+  const Plan& p = submit(launch("global i => read src[i], write rep[i]", {"src", "rep"}, {src, rep},
+                                Rect(Point{0}, Point{8}), Point{8},
                                 work::explicit_list({{Rect(Point{0}, Point{8}), DeviceId(0)}})));
   PlanQuery q(p);
   // Written in place on D0's replica, then copied to D1 (same worker) and sent to W1's two.

@@ -89,8 +89,7 @@ TEST_F(GraphError, SuperblocksThatDoNotCoverTheDomainLeaveNoTrace) {
 
 TEST_F(GraphError, HostTransfersOutsideTheArrayAreRejected) {
   EXPECT_THROW(planner->read_to_host(a, Rect(Point{8}, Point{17}), HostBufferId{1}), Error);
-  EXPECT_THROW(planner->write_from_host(a, Rect(Point{0, 0}, Point{1, 1}), HostBufferId{1}),
-               Error);
+  EXPECT_THROW(planner->write_from_host(a, Rect(Point{0, 0}, Point{1, 1}), HostBufferId{1}), Error);
   EXPECT_THROW(planner->fill(a, Rect(Point{0}, Point{4}), {1, 2, 3}), Error);  // 3 bytes
   expect_state_untouched();
 }

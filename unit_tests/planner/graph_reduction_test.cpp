@@ -18,9 +18,8 @@ TEST_F(GraphReduction, RowSumFoldsPerDeviceThenPerWorkerIntoTheOwner) {
   const ArrayId A = array("A", Point{n, n}, dist::columns(2));  // a column block per device
   const ArrayId s = array("s", Point{n}, dist::replicated(ReplicaScope::kPerWorker));
   // Superblocks are column blocks of width 1: two per device.
-  const Plan& p =
-      submit(launch("global [i, j] => read A[i, j], reduce(+) s[i]", {"A", "s"}, {A, s},
-                    Rect(Point{0, 0}, Point{n, n}), Point{8, 1}, work::block(1, 1)));
+  const Plan& p = submit(launch("global [i, j] => read A[i, j], reduce(+) s[i]", {"A", "s"}, {A, s},
+                                Rect(Point{0, 0}, Point{n, n}), Point{8, 1}, work::block(1, 1)));
   PlanQuery q(p);
   const auto partials = q.select_all(kind<FillTask>());
   EXPECT_EQ(q.count(kind<ExecuteTask>()), 8u);
@@ -45,8 +44,8 @@ TEST_F(GraphReduction, RowSumFoldsPerDeviceThenPerWorkerIntoTheOwner) {
 TEST_F(GraphReduction, AScalarResultIsFoldedOnTheDriverInWorkerOrder) {
   use_cluster(3, 1);
   const ArrayId a = array("a", Point{12}, dist::block(4));
-  LaunchRequest r = launch("global i => read a[i]", {"a"}, {a}, Rect(Point{0}, Point{12}),
-                           Point{2}, work::block(2));
+  LaunchRequest r = launch("global i => read a[i]", {"a"}, {a}, Rect(Point{0}, Point{12}), Point{2},
+                           work::block(2));
   r.scalar_reduction = ScalarReduction{8, FoldOp::kCustom, HostBufferId{42}};
   const Plan& p = submit(r);
   PlanQuery q(p);

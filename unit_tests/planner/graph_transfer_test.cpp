@@ -20,8 +20,8 @@ TEST_F(GraphTransfer, AlignedWorkUsesTheLocalChunksAndMovesNothing) {
   EXPECT_EQ(q.count(creates_temporary()), 0u);
   for (size_t i = 0; i < 4; ++i) {
     const auto& exec = std::get<ExecuteTask>(
-        q.select_unique(kind<ExecuteTask>(), with_superblock(Rect(Point{int64_t(4 * i)},
-                                                                  Point{int64_t(4 * i + 4)})))
+        q.select_unique(kind<ExecuteTask>(),
+                        with_superblock(Rect(Point{int64_t(4 * i)}, Point{int64_t(4 * i + 4)})))
             .kind);
     ASSERT_EQ(exec.bindings.size(), 2u);
     EXPECT_EQ(exec.bindings[0].chunk, chunk(a, i));

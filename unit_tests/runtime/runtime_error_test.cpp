@@ -116,7 +116,7 @@ TEST(RuntimeTrace, EveryTaskIsASliceOnItsTrack) {
     // Halo updates between the chunks of the two devices: one element each.
     if (e["name"] == "Copy" && e["args"]["bytes"] == 8) ++halo_copies;
   }
-  EXPECT_EQ(kernels, 4);  // one per superblock
+  EXPECT_EQ(kernels, 4);      // one per superblock
   EXPECT_EQ(halo_copies, 6);  // three inner seams, both ways
 }
 

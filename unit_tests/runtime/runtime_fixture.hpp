@@ -23,7 +23,9 @@ struct RuntimeShape {
   std::optional<uint64_t> host_memory;
 };
 
-inline std::ostream& operator<<(std::ostream& os, const RuntimeShape& s) { return os << s.name; }
+inline std::ostream& operator<<(std::ostream& os, const RuntimeShape& s) {
+  return os << s.name;
+}
 
 /// The shapes every end-to-end test runs on.
 inline std::vector<RuntimeShape> runtime_shapes() {
@@ -64,10 +66,9 @@ class RuntimeTest : public ::testing::TestWithParam<RuntimeShape> {
   std::unique_ptr<driver::Driver> driver;
 };
 
-#define LIGHTNING_RUNTIME_SHAPES(Suite)                                                    \
-  INSTANTIATE_TEST_SUITE_P(Shapes, Suite, ::testing::ValuesIn(runtime_shapes()),          \
-                           [](const ::testing::TestParamInfo<RuntimeShape>& i) {          \
-                             return std::string(i.param.name);                             \
-                           })
+#define LIGHTNING_RUNTIME_SHAPES(Suite)                     \
+  INSTANTIATE_TEST_SUITE_P(                                 \
+      Shapes, Suite, ::testing::ValuesIn(runtime_shapes()), \
+      [](const ::testing::TestParamInfo<RuntimeShape>& i) { return std::string(i.param.name); })
 
 }  // namespace lightning::runtime_test

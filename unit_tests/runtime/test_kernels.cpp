@@ -20,7 +20,9 @@ void Saxpy::operator()(int64_t i) const {
 
 const KernelId kStencil1D = KernelRegistry::add(native_kernel<Stencil1D, 1>(
     "runtime_test::stencil", "global i => read in[i-1:i+1], write out[i]",
-    KernelSignature().add_array("in", DataType::kFloat64, 1).add_array("out", DataType::kFloat64, 1),
+    KernelSignature()
+        .add_array("in", DataType::kFloat64, 1)
+        .add_array("out", DataType::kFloat64, 1),
     {{0, offsetof(Stencil1D, in), 1}, {1, offsetof(Stencil1D, out), 1}}));
 
 const KernelId kMatmul = KernelRegistry::add(native_kernel<Matmul, 2>(
@@ -43,13 +45,13 @@ const KernelId kDot = KernelRegistry::add(worker::native_reduce_kernel<Dot, 1, d
     KernelSignature().add_array("a", DataType::kFloat64, 1).add_array("b", DataType::kFloat64, 1),
     {{0, offsetof(Dot, a), 1}, {1, offsetof(Dot, b), 1}}));
 
-const KernelId kSaxpy = KernelRegistry::add(native_kernel<Saxpy, 1>(
-    "runtime_test::saxpy", "global i => read x[i], readwrite y[i]",
-    KernelSignature()
-        .add_array("x", DataType::kFloat64, 1)
-        .add_array("y", DataType::kFloat64, 1)
-        .add_scalar("alpha", DataType::kFloat64)
-        .add_scalar("fail_at", DataType::kInt64),
-    {{0, offsetof(Saxpy, x), 1}, {1, offsetof(Saxpy, y), 1}}));
+const KernelId kSaxpy = KernelRegistry::add(
+    native_kernel<Saxpy, 1>("runtime_test::saxpy", "global i => read x[i], readwrite y[i]",
+                            KernelSignature()
+                                .add_array("x", DataType::kFloat64, 1)
+                                .add_array("y", DataType::kFloat64, 1)
+                                .add_scalar("alpha", DataType::kFloat64)
+                                .add_scalar("fail_at", DataType::kInt64),
+                            {{0, offsetof(Saxpy, x), 1}, {1, offsetof(Saxpy, y), 1}}));
 
 }  // namespace lightning::runtime_test

@@ -21,7 +21,8 @@ TEST(KernelRegistry, IdsComeFromNamesSoEveryProcessAgrees) {
   EXPECT_EQ(id, KernelRegistry::id_of("registry_test::first"));
   EXPECT_TRUE(KernelRegistry::contains(id));
   EXPECT_EQ(KernelRegistry::get(id).name, "registry_test::first");
-  EXPECT_NE(KernelRegistry::id_of("registry_test::first"), KernelRegistry::id_of("registry_test::other"));
+  EXPECT_NE(KernelRegistry::id_of("registry_test::first"),
+            KernelRegistry::id_of("registry_test::other"));
 }
 
 TEST(KernelRegistry, ANameRegisteredTwiceOrAnUnknownIdIsAnError) {
@@ -47,7 +48,8 @@ TEST(LoopbackTransport, DeliversByWorkerAndRejectsUnknownOnes) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
-    EXPECT_EQ(e.message(), "message with tag 7 for worker W5, which does not exist in this process");
+    EXPECT_EQ(e.message(),
+              "message with tag 7 for worker W5, which does not exist in this process");
   }
 }
 

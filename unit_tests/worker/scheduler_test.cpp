@@ -29,25 +29,32 @@ class RecordingSink : public SchedulerSink {
 };
 
 Task create(uint64_t id, uint64_t chunk, uint64_t device, uint64_t bytes) {
-  Task t{TaskId(id), WorkerId(0),
+  Task t{TaskId(id),
+         WorkerId(0),
          planner::CreateChunkTask{ChunkId(chunk), ArrayId(0), Rect(Point{0}, Point{int64_t(bytes)}),
                                   DeviceId(device), false, bytes, DataType::kUInt8, 1},
-         {}, {}};
+         {},
+         {}};
   t.accesses = planner::accesses_of(t.kind);
   return t;
 }
 
 Task fill(uint64_t id, uint64_t chunk, uint64_t bytes, std::vector<uint64_t> deps) {
-  Task t{TaskId(id), WorkerId(0),
-         planner::FillTask{ChunkId(chunk), Rect(Point{0}, Point{int64_t(bytes)}), {0}}, {}, {}};
+  Task t{TaskId(id),
+         WorkerId(0),
+         planner::FillTask{ChunkId(chunk), Rect(Point{0}, Point{int64_t(bytes)}), {0}},
+         {},
+         {}};
   for (uint64_t d : deps) t.deps.push_back(TaskId(d));
   t.accesses = planner::accesses_of(t.kind);
   return t;
 }
 
 Task recv(uint64_t id, uint64_t chunk, uint64_t tag, std::vector<uint64_t> deps) {
-  Task t{TaskId(id), WorkerId(0),
-         planner::RecvTask{ChunkId(chunk), {}, {}, Rect(Point{0}, Point{1}), WorkerId(1), tag}, {},
+  Task t{TaskId(id),
+         WorkerId(0),
+         planner::RecvTask{ChunkId(chunk), {}, {}, Rect(Point{0}, Point{1}), WorkerId(1), tag},
+         {},
          {}};
   for (uint64_t d : deps) t.deps.push_back(TaskId(d));
   t.accesses = planner::accesses_of(t.kind);
@@ -61,8 +68,11 @@ Task barrier(uint64_t id, std::vector<uint64_t> deps) {
 }
 
 Task remove(uint64_t id, uint64_t chunk, std::vector<uint64_t> deps) {
-  Task t{TaskId(id), WorkerId(0), planner::DeleteChunkTask{ChunkId(chunk), Rect(Point{0}, Point{1})},
-         {}, {}};
+  Task t{TaskId(id),
+         WorkerId(0),
+         planner::DeleteChunkTask{ChunkId(chunk), Rect(Point{0}, Point{1})},
+         {},
+         {}};
   for (uint64_t d : deps) t.deps.push_back(TaskId(d));
   t.accesses = planner::accesses_of(t.kind);
   return t;
@@ -127,8 +137,8 @@ TEST(Scheduler, FailuresSkipDependentsButCleanupAndBarriersRun) {
   sink.take();
   // Submitted after T1 failed and left: still skipped. The delete and the barrier run.
   s.submit({fill(2, 0, 8, {1}), remove(3, 0, {2}), barrier(4, {3})});
-  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T2 (skipped: it depends on T1, which failed)",
-                                                   "run T3"}));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{
+                             "done T2 (skipped: it depends on T1, which failed)", "run T3"}));
   s.on_ran(TaskId(3), "");
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T3", "run T4"}));
 }
