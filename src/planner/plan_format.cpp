@@ -34,22 +34,6 @@ const char* mode_name(ChunkAccessMode m) {
   return "?";
 }
 
-const char* fold_name(FoldOp op) {
-  switch (op) {
-    case FoldOp::kSum:
-      return "+";
-    case FoldOp::kProd:
-      return "*";
-    case FoldOp::kMin:
-      return "min";
-    case FoldOp::kMax:
-      return "max";
-    case FoldOp::kCustom:
-      return "custom";
-  }
-  return "?";
-}
-
 json id_json(ChunkId c) {
   return c.valid() ? json(c.value()) : json(nullptr);
 }
@@ -107,7 +91,7 @@ void add_kind_fields(json& j, const TaskKind& kind) {
                    j["src"] = t.src.value();
                    j["dst"] = t.dst.value();
                    j["region"] = region_json(t.region);
-                   j["op"] = fold_name(t.op);
+                   j["op"] = name_of(t.op);
                    j["assign"] = t.assign;
                  },
                  [&](const HostWriteTask& t) {

@@ -6,8 +6,6 @@
 
 namespace lightning::planner {
 
-namespace {
-
 const char* name_of(FoldOp op) {
   switch (op) {
     case FoldOp::kSum:
@@ -23,8 +21,6 @@ const char* name_of(FoldOp op) {
   }
   return "?";
 }
-
-}  // namespace
 
 std::vector<ChunkAccess> accesses_of(const TaskKind& kind) {
   using M = ChunkAccessMode;

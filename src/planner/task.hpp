@@ -33,6 +33,9 @@ struct HostBufferId {
 /// Binary operator of a reduction. kCustom uses the launch's reducer (scalar reductions).
 enum class FoldOp : uint8_t { kSum, kProd, kMin, kMax, kCustom };
 
+/// "+", "*", "min", "max" or "reducer": for descriptions, graphs and JSON.
+const char* name_of(FoldOp op);
+
 /// Make a chunk exist on its worker (memory is the worker's business, allocated on first use).
 struct CreateChunkTask {
   ChunkId chunk;

@@ -144,20 +144,6 @@ std::vector<uint8_t> identity_bytes(DataType t, FoldOp op) {
   });
 }
 
-FoldOp fold_op_of(annotation::ReduceOp op) {
-  switch (op) {
-    case annotation::ReduceOp::kSum:
-      return FoldOp::kSum;
-    case annotation::ReduceOp::kProd:
-      return FoldOp::kProd;
-    case annotation::ReduceOp::kMin:
-      return FoldOp::kMin;
-    case annotation::ReduceOp::kMax:
-      return FoldOp::kMax;
-  }
-  return FoldOp::kSum;
-}
-
 const char* name_of(KernelKind kind) {
   switch (kind) {
     case KernelKind::kStencil1D:

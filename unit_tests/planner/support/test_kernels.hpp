@@ -19,6 +19,7 @@
 #include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/point.hpp"
+#include "planner/fold_identity.hpp"
 #include "planner/task.hpp"
 
 namespace lightning::planner::testing {
@@ -42,7 +43,8 @@ std::vector<uint8_t> value_bytes(DataType t, double v);
 void fold_element(DataType t, FoldOp op, uint8_t* dst, const uint8_t* src);
 /// The identity of `op` for type `t`, as bytes.
 std::vector<uint8_t> identity_bytes(DataType t, FoldOp op);
-FoldOp fold_op_of(annotation::ReduceOp op);
+/// The planner's mapping from an annotation's reduce(op) to a FoldOp.
+using planner::fold_op_of;
 
 /// What one thread of a test kernel sees: elements of its array parameters at global points,
 /// its integer scalar parameters, and its scalar-reduction partial.
