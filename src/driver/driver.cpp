@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "planner/fold_identity.hpp"
 #include "worker/kernel_registry.hpp"
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
@@ -231,14 +232,31 @@ void Driver::launch(const Launch& l) {
     if (!l.result)
       throw Error(ErrorKind::kInvalidArgument,
                   "kernel '" + info.name + "' reduces to a value, but the launch gives no result");
+    if (l.reduce_op != planner::FoldOp::kCustom &&
+        size_of(l.reduce_type) != info.reducer.value_size)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "kernel '" + info.name + "' reduces values of " +
+                      std::to_string(info.reducer.value_size) + " bytes, but the launch folds " +
+                      std::string(name_of(l.reduce_type)) + " (" +
+                      std::to_string(size_of(l.reduce_type)) + " bytes) with '" +
+                      planner::name_of(l.reduce_op) + "'");
     result = next_buffer();
+    const DataType type =
+        l.reduce_op == planner::FoldOp::kCustom ? DataType::kUInt8 : l.reduce_type;
     r.scalar_reduction =
-        planner::ScalarReduction{info.reducer.value_size, planner::FoldOp::kCustom, result};
+        planner::ScalarReduction{info.reducer.value_size, l.reduce_op, result, type};
+    data->reduce_op = l.reduce_op;
+    data->reduce_type = type;
   }
   const planner::Plan plan = planner_.launch(r);  // throws before anything is submitted
   context.launches[plan.request] = std::move(data);
   if (reduces) {
-    info.reducer.init(l.result);
+    if (l.reduce_op == planner::FoldOp::kCustom) {
+      info.reducer.init(l.result);
+    } else {
+      const std::vector<uint8_t> identity = planner::fold_identity(l.reduce_op, l.reduce_type);
+      std::memcpy(l.result, identity.data(), identity.size());
+    }
     context.host_buffers[result.value] = {l.result, Rect(), info.reducer.value_size};
   }
   submit(plan, context);

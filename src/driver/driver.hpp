@@ -33,6 +33,10 @@ struct Launch {
   Point block_size;                      ///< default: 256 along the last axis, 1 elsewhere
   std::optional<WorkDistribution> work;  ///< default: like the first written array
   void* result = nullptr;                ///< for reduction kernels: where the value goes
+  /// For reduction kernels, how partial values combine: kCustom uses the kernel's own
+  /// ReducerInfo; + * min max fold one value of `reduce_type` (the kernel's value size).
+  planner::FoldOp reduce_op = planner::FoldOp::kCustom;
+  DataType reduce_type = DataType::kUInt8;
 };
 
 /// Runs requests on the workers of this process (the in-process driver; with MPI, rank 0's).

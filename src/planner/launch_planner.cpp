@@ -124,9 +124,9 @@ std::vector<TaskId> LaunchPlanner::plan() {
       exec.bindings.push_back({access.param, chunk.id, access.region, mode});
     }
     if (request_.scalar_reduction) {
-      const ChunkRef partial =
-          builder_.create_temporary(ArrayId(), Rect(), sb.device, worker, DataType::kUInt8,
-                                    static_cast<uint32_t>(request_.scalar_reduction->value_bytes));
+      const ChunkRef partial = builder_.create_temporary(
+          ArrayId(), Rect(), sb.device, worker, request_.scalar_reduction->type,
+          static_cast<uint32_t>(request_.scalar_reduction->value_bytes));
       exec.scalar_partial = partial.id;
       scalar_partials_.push_back({partial, sb.device});
     }

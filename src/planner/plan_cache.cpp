@@ -100,6 +100,7 @@ LaunchShape LaunchShape::of(const LaunchRequest& request,
     s.scalar_reduction = true;
     s.value_bytes = request.scalar_reduction->value_bytes;
     s.op = request.scalar_reduction->op;
+    s.value_type = request.scalar_reduction->type;
   }
   return s;
 }
@@ -108,7 +109,8 @@ bool operator==(const LaunchShape& a, const LaunchShape& b) {
   return a.kernel == b.kernel && a.annotation == b.annotation && a.scalars == b.scalars &&
          a.domain == b.domain && a.block_size == b.block_size && a.layouts == b.layouts &&
          a.aliases == b.aliases && a.scalar_reduction == b.scalar_reduction &&
-         a.value_bytes == b.value_bytes && a.op == b.op && a.work == b.work;
+         a.value_bytes == b.value_bytes && a.op == b.op && a.value_type == b.value_type &&
+         a.work == b.work;
 }
 
 size_t LaunchShape::hash() const {

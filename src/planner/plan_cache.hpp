@@ -36,6 +36,7 @@ struct LaunchShape {
   bool scalar_reduction = false;
   uint64_t value_bytes = 0;
   FoldOp op = FoldOp::kSum;
+  DataType value_type = DataType::kUInt8;
 
   static LaunchShape of(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
   friend bool operator==(const LaunchShape& a, const LaunchShape& b);

@@ -89,9 +89,8 @@ std::vector<TaskId> plan_scalar_reduction(PlanBuilder& builder, LaunchId launch,
                   FoldTask{group[i]->chunk.id, acc.id, Rect(), reduction.op, launch, false});
     ChunkRef on_driver = acc;
     if (acc.worker != driver) {
-      on_driver =
-          builder.create_temporary(ArrayId(), Rect(), driver_device, driver, DataType::kUInt8,
-                                   static_cast<uint32_t>(reduction.value_bytes));
+      on_driver = builder.create_temporary(ArrayId(), Rect(), driver_device, driver, reduction.type,
+                                           static_cast<uint32_t>(reduction.value_bytes));
       builder.transfer(acc, on_driver, Rect());
     }
     HostReadTask read{on_driver.id, reduction.result, Rect(), Rect(), true, reduction.op, launch};

@@ -34,6 +34,9 @@ struct ScalarReduction {
   uint64_t value_bytes = 0;
   FoldOp op = FoldOp::kCustom;  ///< kCustom: the launch's reducer joins values
   HostBufferId result;
+  /// The value's element type when `op` is built in (+ * min max fold it as one element of
+  /// this type); kUInt8 bytes for kCustom.
+  DataType type = DataType::kUInt8;
 };
 
 /// One kernel launch.

@@ -11,6 +11,7 @@
 #include "core/ids.hpp"
 #include "core/point.hpp"
 #include "core/rect.hpp"
+#include "planner/task.hpp"
 
 namespace lightning::worker {
 
@@ -21,6 +22,10 @@ struct LaunchData {
   std::string name;
   std::vector<uint8_t> functor;
   std::vector<Point> extents;  ///< per signature parameter (rank 0 for scalars)
+  /// For scalar reductions: how partials start and fold. kCustom: the kernel's ReducerInfo;
+  /// otherwise the built-in operator on one `reduce_type` value (its identity to start).
+  planner::FoldOp reduce_op = planner::FoldOp::kCustom;
+  DataType reduce_type = DataType::kUInt8;
 };
 
 /// A buffer of the application on the driver: `box` of elements, row-major.

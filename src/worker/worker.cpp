@@ -8,6 +8,7 @@
 #include "backend/host/region_ops.hpp"
 #include "core/error.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "planner/fold_identity.hpp"
 #include "worker/kernel_registry.hpp"
 
 namespace lightning::worker {
@@ -48,6 +49,17 @@ void patch_handle(uint8_t* functor, const ArraySlot& slot, void* data, const Rec
     stride *= box.extent()[a];
   }
   h->offset = offset;
+}
+
+// Sets a superblock's reduction partial to the reduction's identity.
+void start_partial(const KernelInfo& info, const LaunchData& launch, void* partial) {
+  if (launch.reduce_op == planner::FoldOp::kCustom) {
+    info.reducer.init(partial);
+    return;
+  }
+  const std::vector<uint8_t> identity =
+      planner::fold_identity(launch.reduce_op, launch.reduce_type);
+  std::memcpy(partial, identity.data(), identity.size());
 }
 
 }  // namespace
@@ -268,7 +280,7 @@ void Worker::run_task(const Task& task) {
               for (const Bound& b : bound)
                 patch_handle(functor.data(), *b.slot, b.data, b.box,
                              launch->extents.at(b.slot->param));
-              if (partial) info.reducer.init(partial);
+              if (partial) start_partial(info, *launch, partial);
               try {
                 info.run_host(functor.data(), superblock, partial);
               } catch (const std::exception& e) {
@@ -324,13 +336,17 @@ void Worker::run_task(const Task& task) {
             auto src = buffer(0);
             auto dst = host_buffer(t.buffer);
             const ReducerInfo* reducer =
-                t.fold ? &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer
-                       : nullptr;
+                t.fold && t.op == planner::FoldOp::kCustom
+                    ? &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer
+                    : nullptr;
+            const DataType type = chunks_.at(t.src).type;
             run_copy(
                 task,
-                [dst, src, region = t.region, reducer] {
+                [dst, src, region = t.region, reducer, fold = t.fold, op = t.op, type] {
                   if (reducer)
                     reducer->join(dst.data, src.data);
+                  else if (fold)
+                    host::fold_region(dst, src, region, op, type);
                   else
                     host::copy_region(dst, src, region);
                 },

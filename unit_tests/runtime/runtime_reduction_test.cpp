@@ -1,7 +1,11 @@
 // Reductions into arrays (reduce(+)) and to one value (parallel_reduce).
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
+#include <gmock/gmock.h>
+
+#include "core/error.hpp"
 #include "runtime_fixture.hpp"
 #include "test_kernels.hpp"
 
@@ -84,6 +88,41 @@ TEST_P(RuntimeReduction, ADotProductReducesToOneValue) {
     EXPECT_EQ(value, std::inner_product(x.begin(), x.end(), y.begin(), 0.0));
   }
   for (ArrayId a : {X, Y}) driver->delete_array(a);
+  driver->fence();
+  expect_no_memory_held();
+}
+
+TEST_P(RuntimeReduction, BuiltInOperatorsStartFromTheirIdentityAndFoldTypedValues) {
+  const int64_t n = 2500;
+  std::vector<int32_t> a(n);
+  for (int64_t i = 0; i < n; ++i) a[i] = int32_t((i * 7919) % 1000) - 700;  // all < 300
+  const ArrayId A = driver->create_array("a", DataType::kInt32, Point{n}, dist::block(130));
+  driver->write(A, Rect(Point{0}, Point{n}), a.data());
+  ScaledMax k{};
+  k.scale = -1;  // every value is scaled: the largest is minus the smallest
+  driver::Launch l;
+  l.kernel = kScaledMax;
+  l.functor = &k;
+  l.arrays = {A, ArrayId()};
+  l.domain = Rect(Point{0}, Point{n});
+  l.block_size = Point{64};
+  l.reduce_op = planner::FoldOp::kMax;
+  l.reduce_type = DataType::kInt32;
+  int32_t value = 12345;  // overwritten by the identity, then folded
+  l.result = &value;
+  driver->launch(l);
+  EXPECT_EQ(value, -*std::min_element(a.begin(), a.end()));
+
+  // A launch whose operator's type does not match the kernel's value size is refused.
+  l.reduce_type = DataType::kFloat64;
+  try {
+    driver->launch(l);
+    FAIL() << "a float64 max over an int32 value was accepted";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("reduces values of 4 bytes"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("folds double"));
+  }
+  driver->delete_array(A);
   driver->fence();
   expect_no_memory_held();
 }

@@ -45,6 +45,11 @@ const KernelId kDot = KernelRegistry::add(worker::native_reduce_kernel<Dot, 1, d
     KernelSignature().add_array("a", DataType::kFloat64, 1).add_array("b", DataType::kFloat64, 1),
     {{0, offsetof(Dot, a), 1}, {1, offsetof(Dot, b), 1}}));
 
+const KernelId kScaledMax = KernelRegistry::add(worker::native_reduce_kernel<ScaledMax, 1, int32_t>(
+    "runtime_test::scaled_max", "global i => read a[i]",
+    KernelSignature().add_array("a", DataType::kInt32, 1).add_scalar("scale", DataType::kInt32),
+    {{0, offsetof(ScaledMax, a), 1}}, {{1, offsetof(ScaledMax, scale), DataType::kInt32}}));
+
 const KernelId kSaxpy = KernelRegistry::add(
     native_kernel<Saxpy, 1>("runtime_test::saxpy", "global i => read x[i], readwrite y[i]",
                             KernelSignature()

@@ -45,6 +45,17 @@ struct Dot {
 };
 extern const KernelId kDot;
 
+/// The largest a(i) * scale, folded with a built-in operator the launch names (max, min, ...).
+struct ScaledMax {
+  ArrayHandle<const int32_t, 1> a;
+  int32_t scale;
+  void operator()(int64_t i, int32_t& acc) const {
+    const int32_t v = a(i) * scale;
+    if (v > acc) acc = v;
+  }
+};
+extern const KernelId kScaledMax;
+
 /// y(i) = alpha * x(i) + y(i); fails on purpose at index `fail_at` (if >= 0).
 struct Saxpy {
   ArrayHandle<const double, 1> x;
