@@ -165,8 +165,9 @@ void null_element_access() {
               "list this View among the LIGHTNING_KERNEL members)");
 }
 
-void launch_range(KernelId id, const void* functor, std::vector<ArrayId> arrays, int64_t begin,
-                  int64_t end, const Distributed& space) {
+void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
+                   const int64_t* lower, const int64_t* upper, const Distributed& space,
+                   const ReduceTarget* reduce) {
   driver::Driver& d = runtime();
   const worker::KernelInfo& info = worker::KernelRegistry::get(id);
   for (const worker::ArraySlot& slot : info.arrays) {
@@ -180,8 +181,18 @@ void launch_range(KernelId id, const void* functor, std::vector<ArrayId> arrays,
   l.kernel = id;
   l.functor = functor;
   l.arrays = std::move(arrays);
-  l.domain = Rect(Point{begin}, Point{std::max(begin, end)});
+  Point lo = Point::filled(rank, 0), hi = Point::filled(rank, 0);
+  for (int a = 0; a < rank; ++a) {
+    lo[a] = lower[a];
+    hi[a] = std::max(lower[a], upper[a]);
+  }
+  l.domain = Rect(lo, hi);
   if (space.work_distribution()) l.work = *space.work_distribution();
+  if (reduce) {
+    l.result = reduce->result;
+    l.reduce_op = reduce->op;
+    l.reduce_type = reduce->type;
+  }
   d.launch(l);
 }
 

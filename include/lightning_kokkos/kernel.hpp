@@ -53,9 +53,10 @@ void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::p
 /// is printed and ends the program, since it happens during static initialisation.
 KernelRegistration register_kernel_info(worker::KernelInfo info, const char* source);
 
-/// Index rank of a functor: the arity of its operator() (1 to 3 integer indices).
+/// Index rank of a functor whose operator() is overloaded or a template: the number of
+/// integer indices it accepts (1 to 3); 0 if none.
 template <class F>
-constexpr int functor_rank() {
+constexpr int invocable_rank() {
   if constexpr (std::is_invocable_v<const F&, int64_t>)
     return 1;
   else if constexpr (std::is_invocable_v<const F&, int64_t, int64_t>)
@@ -66,21 +67,78 @@ constexpr int functor_rank() {
     return 0;
 }
 
+/// The parameter list of a const member function.
+template <class M>
+struct ConstMemberArgs {
+  static constexpr bool is_const = false;
+  using type = std::tuple<>;
+};
+template <class C, class R, class... A>
+struct ConstMemberArgs<R (C::*)(A...) const> {
+  static constexpr bool is_const = true;
+  using type = std::tuple<A...>;
+};
+template <class C, class R, class... A>
+struct ConstMemberArgs<R (C::*)(A...) const noexcept> : ConstMemberArgs<R (C::*)(A...) const> {};
+
+template <class Args, std::size_t N = std::tuple_size_v<Args>>
+struct ReduceArgs {  // (i..., Value& update): Value is the last parameter's referee
+  using last = std::tuple_element_t<N - 1, Args>;
+  using value = std::remove_reference_t<last>;
+  static constexpr bool reduces = N >= 2 && std::is_lvalue_reference_v<last> &&
+                                  !std::is_const_v<value> && std::is_arithmetic_v<value>;
+};
+template <class Args>
+struct ReduceArgs<Args, 0> {
+  using value = void;
+  static constexpr bool reduces = false;
+};
+
+/// The shape of a functor's operator(): its index rank (1 to 3; 0 if it has none) and, for
+/// a parallel_reduce functor `operator()(i[, j[, k]], Value& update) const`, the value type.
+/// An overloaded or template operator() is taken as a parallel_for operator.
+template <class F, class = void>
+struct OperatorShape {
+  static constexpr int rank = invocable_rank<F>();
+  static constexpr bool reduces = false;
+  static constexpr bool is_const = true;
+  using value_type = void;
+};
+template <class F>
+struct OperatorShape<F, std::void_t<decltype(&F::operator())>> {
+  using Member = ConstMemberArgs<decltype(&F::operator())>;
+  using Reduce = ReduceArgs<typename Member::type>;
+  static constexpr bool is_const = Member::is_const;
+  static constexpr bool reduces = Reduce::reduces;
+  static constexpr int rank =
+      static_cast<int>(std::tuple_size_v<typename Member::type>) - (reduces ? 1 : 0);
+  using value_type = std::conditional_t<reduces, typename Reduce::value, void>;
+};
+
 template <class F>
 KernelRegistration register_kernel(const char* annotation, const char* members, const char* source,
                                    const char* file) {
   static_assert(std::is_default_constructible_v<F>,
                 "LIGHTNING_KERNEL: the functor must be default-constructible (member offsets are "
                 "measured on a value-initialised instance)");
-  constexpr int rank = functor_rank<F>();
-  static_assert(rank >= 1,
+  using Shape = OperatorShape<F>;
+  static_assert(Shape::is_const, "LIGHTNING_KERNEL: operator() must be const");
+  constexpr int rank = Shape::rank;
+  static_assert(rank >= 1 && rank <= 3,
                 "LIGHTNING_KERNEL: operator() must take 1 to 3 integer indices, e.g. "
-                "void operator()(const int i) const");
+                "void operator()(const int i) const, and for parallel_reduce a last "
+                "Value& update, e.g. void operator()(const int i, double& sum) const");
   worker::KernelInfo info;
   info.name = kernel_name(typeid(F), file);
   info.annotation = annotation;
   info.functor_size = sizeof(F);
-  info.run_host = &worker::run_native<F, rank>;
+  if constexpr (Shape::reduces) {
+    using Value = typename Shape::value_type;
+    info.run_host = &worker::run_native_reduce<F, rank, Value>;
+    info.reducer = worker::sum_reducer<Value>();
+  } else {
+    info.run_host = &worker::run_native<F, rank>;
+  }
   const std::vector<std::string> names = split_member_list(members);
   const F probe{};
   const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));

@@ -1,5 +1,7 @@
-// Kokkos dispatch for lightning::Distributed: parallel_for over a RangePolicy becomes one
-// runtime launch of the functor's LIGHTNING_KERNEL.
+// Kokkos dispatch for lightning::Distributed: parallel_for and parallel_reduce over a
+// RangePolicy or an MDRangePolicy (rank 2 or 3) become one runtime launch of the functor's
+// LIGHTNING_KERNEL. Everything that differs between Kokkos 3.4 and 4.x is the shape of
+// Impl::ParallelReduce, at the end of this file.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -7,27 +9,138 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/data_type.hpp"
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/kernel.hpp"
+#include "planner/task.hpp"
 
 namespace lightning::detail {
-/// Launches kernel `id` on `functor`'s bytes over [begin, end) (asynchronously).
-void launch_range(KernelId id, const void* functor, std::vector<ArrayId> arrays, int64_t begin,
-                  int64_t end, const Distributed& space);
+
+/// Where a parallel_reduce's value goes and how the partial values combine.
+struct ReduceTarget {
+  void* result = nullptr;  ///< host memory of one value
+  planner::FoldOp op = planner::FoldOp::kSum;
+  DataType type = DataType::kFloat64;
+};
+
+/// Launches kernel `id` on `functor`'s bytes over the box [lower, upper) of `rank` axes
+/// (asynchronously; a reduction waits for its value).
+void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
+                   const int64_t* lower, const int64_t* upper, const Distributed& space,
+                   const ReduceTarget* reduce);
+
+/// The index box of a policy: RangePolicy (rank 1) or MDRangePolicy (rank 2, 3).
+template <class Policy>
+struct PolicyBox;
+template <class... Traits>
+struct PolicyBox<Kokkos::RangePolicy<Traits...>> {
+  static constexpr int rank = 1;
+  static void get(const Kokkos::RangePolicy<Traits...>& p, int64_t* lower, int64_t* upper) {
+    lower[0] = static_cast<int64_t>(p.begin());
+    upper[0] = static_cast<int64_t>(p.end());
+  }
+};
+template <class... Traits>
+struct PolicyBox<Kokkos::MDRangePolicy<Traits...>> {
+  static constexpr int rank = static_cast<int>(Kokkos::MDRangePolicy<Traits...>::rank);
+  static void get(const Kokkos::MDRangePolicy<Traits...>& p, int64_t* lower, int64_t* upper) {
+    for (int a = 0; a < rank; ++a) {
+      lower[a] = static_cast<int64_t>(p.m_lower[a]);
+      upper[a] = static_cast<int64_t>(p.m_upper[a]);
+    }
+  }
+};
+
+template <class Policy, class = void>
+struct IsSupportedPolicy : std::false_type {};
+template <class Policy>
+struct IsSupportedPolicy<Policy, std::void_t<decltype(PolicyBox<Policy>::rank)>>
+    : std::true_type {};
+
+/// Checks what can be checked at compile time, then launches `f` over `policy`.
+template <class F, class Policy>
+void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce) {
+  static_assert(IsSupportedPolicy<Policy>::value,
+                "lightning::Distributed runs Kokkos::RangePolicy and Kokkos::MDRangePolicy "
+                "(rank 2 or 3); TeamPolicy is not supported");
+  static_assert(is_kernel_v<F>,
+                "lightning::Distributed runs only functors annotated with LIGHTNING_KERNEL: add "
+                "LIGHTNING_KERNEL(Name, \"annotation\", (members...), operator()...) inside the "
+                "functor");
+  static_assert(std::is_void_v<typename Policy::work_tag>,
+                "lightning::Distributed does not support work tags: give the functor one "
+                "operator() without a tag");
+  if constexpr (IsSupportedPolicy<Policy>::value && is_kernel_v<F>) {
+    using Box = PolicyBox<Policy>;
+    static_assert(OperatorShape<F>::rank == Box::rank,
+                  "lightning::Distributed: the functor's operator() takes as many indices as "
+                  "the policy has axes (RangePolicy: 1, MDRangePolicy<Rank<N>>: N)");
+    int64_t lower[3] = {}, upper[3] = {};
+    Box::get(policy, lower, upper);
+    launch_kernel(kernel_registration<F>().id, std::addressof(f), kernel_arrays(f), Box::rank,
+                  lower, upper, policy.space(), reduce);
+  }
+}
+
+/// How a Kokkos reducer combines values: + * min max, on arithmetic values.
+template <class Reducer>
+struct ReducerFold {
+  static constexpr bool known = false;
+};
+template <class T, class S>
+struct ReducerFold<Kokkos::Sum<T, S>> {
+  static constexpr bool known = true;
+  static constexpr planner::FoldOp op = planner::FoldOp::kSum;
+};
+template <class T, class S>
+struct ReducerFold<Kokkos::Prod<T, S>> {
+  static constexpr bool known = true;
+  static constexpr planner::FoldOp op = planner::FoldOp::kProd;
+};
+template <class T, class S>
+struct ReducerFold<Kokkos::Min<T, S>> {
+  static constexpr bool known = true;
+  static constexpr planner::FoldOp op = planner::FoldOp::kMin;
+};
+template <class T, class S>
+struct ReducerFold<Kokkos::Max<T, S>> {
+  static constexpr bool known = true;
+  static constexpr planner::FoldOp op = planner::FoldOp::kMax;
+};
+
+/// Runs a parallel_reduce of `f` over `policy` into `result` (host memory of one value),
+/// combining with Reducer (F itself: a sum, as Kokkos does without a reducer).
+template <class F, class Policy, class Reducer>
+void reduce_functor(const F& f, const Policy& policy, void* result) {
+  static_assert(is_kernel_v<F> && OperatorShape<F>::reduces,
+                "lightning::Distributed parallel_reduce: the LIGHTNING_KERNEL functor needs an "
+                "operator()(i[, j[, k]], Value& update) const with an arithmetic Value");
+  if constexpr (is_kernel_v<F> && OperatorShape<F>::reduces) {
+    using Value = typename OperatorShape<F>::value_type;
+    ReduceTarget target;
+    target.result = result;
+    target.type = data_type_for<Value>();
+    if constexpr (std::is_same_v<Reducer, F>) {
+      target.op = planner::FoldOp::kSum;
+    } else {
+      static_assert(ReducerFold<Reducer>::known,
+                    "lightning::Distributed parallel_reduce supports Kokkos::Sum, Prod, Min and "
+                    "Max reducers (and a plain sum without one)");
+      static_assert(std::is_same_v<typename Reducer::value_type, Value>,
+                    "lightning::Distributed parallel_reduce: the reducer's value type must be "
+                    "the functor's update type");
+      target.op = ReducerFold<Reducer>::op;
+    }
+    launch_functor(f, policy, &target);
+  }
+}
+
 }  // namespace lightning::detail
 
 namespace Kokkos::Impl {
 
-template <class F, class... Traits>
-class ParallelFor<F, Kokkos::RangePolicy<Traits...>, lightning::Distributed> {
-  using Policy = Kokkos::RangePolicy<Traits...>;
-  static_assert(lightning::is_kernel_v<F>,
-                "lightning::Distributed runs only functors annotated with LIGHTNING_KERNEL: add "
-                "LIGHTNING_KERNEL(Name, \"annotation\", (members...), operator()...) inside the "
-                "functor (lambdas cannot be distributed yet)");
-  static_assert(std::is_void_v<typename Policy::work_tag>,
-                "lightning::Distributed does not support work tags yet");
-
+template <class F, class Policy>
+class ParallelFor<F, Policy, lightning::Distributed> {
   F m_functor;
   Policy m_policy;
 
@@ -35,13 +148,66 @@ class ParallelFor<F, Kokkos::RangePolicy<Traits...>, lightning::Distributed> {
   ParallelFor(const F& functor, const Policy& policy) : m_functor(functor), m_policy(policy) {}
 
   void execute() const {
-    if constexpr (lightning::is_kernel_v<F>) {
-      lightning::detail::launch_range(
-          lightning::kernel_registration<F>().id, std::addressof(m_functor),
-          lightning::detail::kernel_arrays(m_functor), static_cast<int64_t>(m_policy.begin()),
-          static_cast<int64_t>(m_policy.end()), m_policy.space());
-    }
+    static_assert(!lightning::detail::OperatorShape<F>::reduces,
+                  "lightning::Distributed: this functor reduces (its operator() takes a Value& "
+                  "update): launch it with parallel_reduce");
+    lightning::detail::launch_functor(m_functor, m_policy, nullptr);
   }
 };
+
+#if KOKKOS_VERSION >= 40000
+template <class CombinedFunctorReducer, class Policy>
+class ParallelReduce<CombinedFunctorReducer, Policy, lightning::Distributed> {
+  using F = typename CombinedFunctorReducer::functor_type;
+  using Reducer = std::decay_t<
+      decltype(std::declval<const CombinedFunctorReducer&>().get_reducer().get_functor())>;
+
+  CombinedFunctorReducer m_functor_reducer;
+  Policy m_policy;
+  void* m_result;
+
+ public:
+  template <class ViewType>
+  ParallelReduce(const CombinedFunctorReducer& functor_reducer, const Policy& policy,
+                 const ViewType& result)
+      : m_functor_reducer(functor_reducer), m_policy(policy), m_result(result.data()) {
+    static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                             typename ViewType::memory_space>::accessible,
+                  "lightning::Distributed parallel_reduce: the result must be host-accessible");
+  }
+
+  void execute() const {
+    lightning::detail::reduce_functor<F, Policy, Reducer>(m_functor_reducer.get_functor(),
+                                                          m_policy, m_result);
+  }
+};
+#else
+template <class F, class Policy, class ReducerType>
+class ParallelReduce<F, Policy, ReducerType, lightning::Distributed> {
+  using Reducer = std::conditional_t<std::is_same_v<ReducerType, InvalidType>, F, ReducerType>;
+
+  F m_functor;
+  Policy m_policy;
+  void* m_result;
+
+ public:
+  template <class ViewType>
+  ParallelReduce(const F& functor, const Policy& policy, const ViewType& result,
+                 std::enable_if_t<Kokkos::is_view<ViewType>::value &&
+                                      !Kokkos::is_reducer_type<ReducerType>::value,
+                                  void*> = nullptr)
+      : m_functor(functor), m_policy(policy), m_result(result.data()) {
+    static_assert(Kokkos::Impl::MemorySpaceAccess<typename ViewType::memory_space,
+                                                  Kokkos::HostSpace>::accessible,
+                  "lightning::Distributed parallel_reduce: the result must be host-accessible");
+  }
+  ParallelReduce(const F& functor, const Policy& policy, const ReducerType& reducer)
+      : m_functor(functor), m_policy(policy), m_result(reducer.view().data()) {}
+
+  void execute() const {
+    lightning::detail::reduce_functor<F, Policy, Reducer>(m_functor, m_policy, m_result);
+  }
+};
+#endif
 
 }  // namespace Kokkos::Impl

@@ -59,6 +59,63 @@ struct Twice3 {
       })
 };
 
+/// sum of x(i) * y(i): parallel_reduce, with or without a reducer.
+template <class X, class Y>
+struct Dot {
+  X x;
+  Y y;
+  LIGHTNING_KERNEL(
+      Dot, "global i => read x[i], read y[i]", (x, y),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
+        sum += x(i) * y(i);
+      })
+};
+
+/// The largest (or, with Kokkos::Min, smallest) element: the body joins like the reducer.
+template <class X, bool Largest>
+struct Extreme {
+  X x;
+  LIGHTNING_KERNEL(
+      Extreme, "global i => read x[i]", (x),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, int64_t& v) const {
+        if (Largest ? x(i) > v : x(i) < v) v = x(i);
+      })
+};
+
+/// c(i, j) = a(i, j) * s + b(j, i): rank-2 MDRange with a transposed read.
+template <class A, class C>
+struct ScaleAddTransposed {
+  A a;
+  A b;
+  C c;
+  float s = 0;
+  LIGHTNING_KERNEL(
+      ScaleAddTransposed, "global [i, j] => read a[i, j], read b[j, i], write c[i, j]",
+      (a, b, c, s), KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const {
+        c(i, j) = a(i, j) * s + b(j, i);
+      })
+};
+
+/// out(i, j, k) = in(i, j, k) + i - j * k over a rank-3 MDRange, and the sum of all of it.
+template <class In, class Out>
+struct Rank3 {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      Rank3, "global [i, j, k] => read in[i, j, k], write out[i, j, k]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k) const {
+        out(i, j, k) = in(i, j, k) + i - j * k;
+      })
+};
+template <class In>
+struct Rank3Sum {
+  In in;
+  LIGHTNING_KERNEL(
+      Rank3Sum, "global [i, j, k] => read in[i, j, k]", (in),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k,
+                                             int64_t& sum) const { sum += in(i, j, k); })
+};
+
 /// Fails on one element.
 struct Cursed {
   lightning::View<float*> x;

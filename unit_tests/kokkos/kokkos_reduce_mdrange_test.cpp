@@ -1,0 +1,154 @@
+// parallel_reduce (scalars, Views, Kokkos reducers) and MDRangePolicy on lightning::Distributed
+// against the same functors on Kokkos' host space.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "kokkos_test_kernels.hpp"
+
+namespace {
+
+using Host = Kokkos::DefaultHostExecutionSpace;
+using Exec = lightning::Distributed;
+template <class D>
+using KView = Kokkos::View<D, Kokkos::LayoutRight, Kokkos::HostSpace>;
+template <class D>
+using LView = lightning::View<D>;
+
+template <class D>
+LView<D> distributed_copy_1d(const KView<D>& h, const lightning::DataDistribution& dist) {
+  LView<D> v(h.label(), h.extent(0), dist);
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+TEST(KokkosReduce, DotToAScalarAndToAViewMatchesHost) {
+  const int n = 3001;
+  KView<double*> hx("x", n), hy("y", n);
+  for (int i = 0; i < n; ++i) {
+    hx(i) = (i % 17) * 0.5;
+    hy(i) = (i % 5) - 2.0;
+  }
+  auto x = distributed_copy_1d(hx, lightning::dist::block(400));
+  auto y = distributed_copy_1d(hy, lightning::dist::block(700));
+
+  double expected = 0;
+  Kokkos::parallel_reduce("dot", Kokkos::RangePolicy<Host>(0, n),
+                          lk_test::Dot<KView<double*>, KView<double*>>{hx, hy}, expected);
+  // Partial sums are exact here (halves of small integers), so any order gives one value.
+  double got = -1;
+  Kokkos::parallel_reduce("dot", Kokkos::RangePolicy<Exec>(0, n),
+                          lk_test::Dot<LView<double*>, LView<double*>>{x, y}, got);
+  EXPECT_EQ(got, expected);
+
+  Kokkos::View<double, Kokkos::HostSpace> into_view("result");
+  Exec space(lightning::work::block(128));
+  Kokkos::parallel_reduce("dot", Kokkos::RangePolicy<Exec>(space, 0, n),
+                          lk_test::Dot<LView<double*>, LView<double*>>{x, y}, into_view);
+  EXPECT_EQ(into_view(), expected);
+
+  double sum_reducer = -1;
+  Kokkos::parallel_reduce("dot", Kokkos::RangePolicy<Exec>(0, n),
+                          lk_test::Dot<LView<double*>, LView<double*>>{x, y},
+                          Kokkos::Sum<double>(sum_reducer));
+  EXPECT_EQ(sum_reducer, expected);
+}
+
+TEST(KokkosReduce, MinAndMaxReducersMatchHost) {
+  const int n = 2000;
+  KView<int64_t*> hx("x", n);
+  for (int i = 0; i < n; ++i) hx(i) = (int64_t(i) * 7919) % 3001 - 1500;
+  auto x = distributed_copy_1d(hx, lightning::dist::block(300));
+
+  int64_t host_max = 0, host_min = 0, got_max = 0, got_min = 0;
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), lk_test::Extreme<KView<int64_t*>, true>{hx},
+                          Kokkos::Max<int64_t>(host_max));
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
+                          lk_test::Extreme<KView<int64_t*>, false>{hx},
+                          Kokkos::Min<int64_t>(host_min));
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n),
+                          lk_test::Extreme<LView<int64_t*>, true>{x}, Kokkos::Max<int64_t>(got_max));
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n),
+                          lk_test::Extreme<LView<int64_t*>, false>{x},
+                          Kokkos::Min<int64_t>(got_min));
+  EXPECT_EQ(got_max, host_max);
+  EXPECT_EQ(got_min, host_min);
+  EXPECT_LT(got_min, 0);
+  EXPECT_GT(got_max, 0);
+
+  // An empty range gives the reducer's identity, as in Kokkos.
+  int64_t empty = 5;
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(10, 10),
+                          lk_test::Extreme<LView<int64_t*>, true>{x}, Kokkos::Max<int64_t>(empty));
+  EXPECT_EQ(empty, Kokkos::reduction_identity<int64_t>::max());
+}
+
+TEST(KokkosMDRange, Rank2WithATransposedReadMatchesHost) {
+  const int n = 45, m = 45;  // square: b is read transposed
+  KView<float**> ha("a", n, m), hb("b", n, m), hc("c", n, m);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      ha(i, j) = float(i * m + j);
+      hb(i, j) = float((i * 3 + j * 5) % 11);
+    }
+  LView<float**> a("a", n, m, lightning::dist::tiles({16, 16}));
+  LView<float**> b("b", n, m, lightning::dist::rows(10));
+  LView<float**> c("c", n, m, lightning::dist::columns(8));
+  Kokkos::deep_copy(a, ha);
+  Kokkos::deep_copy(b, hb);
+
+  using KPolicy = Kokkos::MDRangePolicy<Host, Kokkos::Rank<2>>;
+  using LPolicy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>;
+  Kokkos::parallel_for("sat", KPolicy({0, 0}, {n, m}),
+                       lk_test::ScaleAddTransposed<KView<float**>, KView<float**>>{ha, hb, hc, 3});
+  Kokkos::parallel_for("sat", LPolicy({0, 0}, {n, m}),
+                       lk_test::ScaleAddTransposed<LView<float**>, LView<float**>>{a, b, c, 3});
+  auto result = Kokkos::create_mirror_view(c);
+  Kokkos::deep_copy(result, c);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ASSERT_EQ(result(i, j), hc(i, j)) << i << ", " << j;
+
+  // A sub-box: only its elements change.
+  Kokkos::deep_copy(c, 0.0f);
+  Kokkos::parallel_for("sat", LPolicy({5, 7}, {20, 30}),
+                       lk_test::ScaleAddTransposed<LView<float**>, LView<float**>>{a, b, c, 3});
+  Kokkos::deep_copy(result, c);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      const bool inside = i >= 5 && i < 20 && j >= 7 && j < 30;
+      ASSERT_EQ(result(i, j), inside ? hc(i, j) : 0.0f) << i << ", " << j;
+    }
+}
+
+TEST(KokkosMDRange, Rank3ForAndReduceMatchHost) {
+  const int n0 = 9, n1 = 7, n2 = 11;
+  KView<int64_t***> hin("in", n0, n1, n2), hout("out", n0, n1, n2);
+  for (int i = 0; i < n0; ++i)
+    for (int j = 0; j < n1; ++j)
+      for (int k = 0; k < n2; ++k) hin(i, j, k) = i * 1000 + j * 100 + k;
+  LView<int64_t***> in("in", n0, n1, n2, lightning::dist::tiles({4, 4, 4}));
+  LView<int64_t***> out("out", n0, n1, n2);
+  Kokkos::deep_copy(in, hin);
+
+  using KPolicy = Kokkos::MDRangePolicy<Host, Kokkos::Rank<3>>;
+  using LPolicy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>>;
+  Kokkos::parallel_for(KPolicy({0, 0, 0}, {n0, n1, n2}),
+                       lk_test::Rank3<KView<int64_t***>, KView<int64_t***>>{hin, hout});
+  Kokkos::parallel_for(LPolicy({0, 0, 0}, {n0, n1, n2}),
+                       lk_test::Rank3<LView<int64_t***>, LView<int64_t***>>{in, out});
+  auto result = Kokkos::create_mirror(out);
+  Kokkos::deep_copy(result, out);
+  for (int i = 0; i < n0; ++i)
+    for (int j = 0; j < n1; ++j)
+      for (int k = 0; k < n2; ++k) ASSERT_EQ(result(i, j, k), hout(i, j, k));
+
+  int64_t host_sum = 0, got_sum = 0;
+  Kokkos::parallel_reduce(KPolicy({1, 0, 2}, {n0, n1 - 1, n2}),
+                          lk_test::Rank3Sum<KView<int64_t***>>{hout}, host_sum);
+  Kokkos::parallel_reduce(LPolicy({1, 0, 2}, {n0, n1 - 1, n2}),
+                          lk_test::Rank3Sum<LView<int64_t***>>{out}, got_sum);
+  EXPECT_EQ(got_sum, host_sum);
+  EXPECT_NE(got_sum, 0);
+}
+
+}  // namespace
