@@ -10,12 +10,22 @@ install(TARGETS lightning_kokkos EXPORT LightningKokkosTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# Installed headers are listed one by one: the Kokkos adapter's headers (view.hpp, kernel.hpp,
-# ...) still include runtime headers from src/ and are installed once they stand alone.
-install(FILES include/lightning_kokkos/lightning_kokkos.hpp include/lightning_kokkos/version.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos)
-install(FILES include/lightning_kokkos/device/array_handle.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/device)
+# Every public header, and the runtime headers they include (listed: install_consumer fails
+# when one is missing), which keep their module folders under lightning_kokkos/internal/.
+install(DIRECTORY include/lightning_kokkos DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.hpp")
+set(_lightning_internal_headers
+    core/data_type.hpp core/ids.hpp core/point.hpp core/rect.hpp
+    annotation/kernel_signature.hpp
+    distribution/box_index.hpp distribution/chunk.hpp distribution/data_distribution.hpp
+    distribution/data_layout.hpp distribution/device_set.hpp distribution/placement.hpp
+    distribution/superblock.hpp distribution/work_distribution.hpp
+    planner/task.hpp
+    worker/kernel_registry.hpp worker/native_kernel.hpp)
+foreach(_h IN LISTS _lightning_internal_headers)
+  get_filename_component(_dir ${_h} DIRECTORY)
+  install(FILES src/${_h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/internal/${_dir})
+endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/include/lightning_kokkos/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos)
 install(EXPORT LightningKokkosTargets NAMESPACE LightningKokkos::

@@ -18,6 +18,11 @@ target_include_directories(lightning_kokkos PUBLIC
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+# The public headers use a few runtime headers (ids, geometry, distributions, the kernel
+# registry): from src/ in the build tree, installed under lightning_kokkos/internal/.
+target_include_directories(lightning_kokkos PUBLIC
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
+  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/internal>)
 target_compile_features(lightning_kokkos PUBLIC cxx_std_17)
 target_link_libraries(lightning_kokkos
   PUBLIC Kokkos::kokkos MPI::MPI_CXX Threads::Threads ${CMAKE_DL_LIBS}

@@ -1,4 +1,5 @@
 // lightning_kokkos: one Kokkos kernel launch across every GPU of a cluster. The umbrella header.
 #pragma once
 
+#include "lightning_kokkos/kokkos_adapter.hpp"
 #include "lightning_kokkos/version.hpp"

@@ -54,8 +54,8 @@ struct PolicyBox<Kokkos::MDRangePolicy<Traits...>> {
 template <class Policy, class = void>
 struct IsSupportedPolicy : std::false_type {};
 template <class Policy>
-struct IsSupportedPolicy<Policy, std::void_t<decltype(PolicyBox<Policy>::rank)>>
-    : std::true_type {};
+struct IsSupportedPolicy<Policy, std::void_t<decltype(PolicyBox<Policy>::rank)>> : std::true_type {
+};
 
 /// Checks what can be checked at compile time, then launches `f` over `policy`.
 template <class F, class Policy>
@@ -171,14 +171,14 @@ class ParallelReduce<CombinedFunctorReducer, Policy, lightning::Distributed> {
   ParallelReduce(const CombinedFunctorReducer& functor_reducer, const Policy& policy,
                  const ViewType& result)
       : m_functor_reducer(functor_reducer), m_policy(policy), m_result(result.data()) {
-    static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                             typename ViewType::memory_space>::accessible,
-                  "lightning::Distributed parallel_reduce: the result must be host-accessible");
+    static_assert(
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ViewType::memory_space>::accessible,
+        "lightning::Distributed parallel_reduce: the result must be host-accessible");
   }
 
   void execute() const {
-    lightning::detail::reduce_functor<F, Policy, Reducer>(m_functor_reducer.get_functor(),
-                                                          m_policy, m_result);
+    lightning::detail::reduce_functor<F, Policy, Reducer>(m_functor_reducer.get_functor(), m_policy,
+                                                          m_result);
   }
 };
 #else

@@ -61,13 +61,15 @@ TEST(KokkosReduce, MinAndMaxReducersMatchHost) {
   auto x = distributed_copy_1d(hx, lightning::dist::block(300));
 
   int64_t host_max = 0, host_min = 0, got_max = 0, got_min = 0;
-  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), lk_test::Extreme<KView<int64_t*>, true>{hx},
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
+                          lk_test::Extreme<KView<int64_t*>, true>{hx},
                           Kokkos::Max<int64_t>(host_max));
   Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
                           lk_test::Extreme<KView<int64_t*>, false>{hx},
                           Kokkos::Min<int64_t>(host_min));
   Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n),
-                          lk_test::Extreme<LView<int64_t*>, true>{x}, Kokkos::Max<int64_t>(got_max));
+                          lk_test::Extreme<LView<int64_t*>, true>{x},
+                          Kokkos::Max<int64_t>(got_max));
   Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n),
                           lk_test::Extreme<LView<int64_t*>, false>{x},
                           Kokkos::Min<int64_t>(got_min));

@@ -66,9 +66,8 @@ struct Dot {
   Y y;
   LIGHTNING_KERNEL(
       Dot, "global i => read x[i], read y[i]", (x, y),
-      KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum) const {
-        sum += x(i) * y(i);
-      })
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, double& sum)
+          const { sum += x(i) * y(i); })
 };
 
 /// The largest (or, with Kokkos::Min, smallest) element: the body joins like the reducer.
@@ -103,17 +102,16 @@ struct Rank3 {
   Out out;
   LIGHTNING_KERNEL(
       Rank3, "global [i, j, k] => read in[i, j, k], write out[i, j, k]", (in, out),
-      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k) const {
-        out(i, j, k) = in(i, j, k) + i - j * k;
-      })
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k)
+          const { out(i, j, k) = in(i, j, k) + i - j * k; })
 };
 template <class In>
 struct Rank3Sum {
   In in;
   LIGHTNING_KERNEL(
       Rank3Sum, "global [i, j, k] => read in[i, j, k]", (in),
-      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k,
-                                             int64_t& sum) const { sum += in(i, j, k); })
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, const int k, int64_t& sum)
+          const { sum += in(i, j, k); })
 };
 
 /// Fails on one element.
