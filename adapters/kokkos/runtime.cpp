@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_set>
 
 #include "core/config.hpp"
 #include "core/error.hpp"
@@ -17,12 +19,16 @@ namespace lightning {
 namespace {
 
 // The only global mutable state of the binding: the runtime, its configuration (for
-// print_configuration) and a generation number, so that Views outliving a runtime never
-// touch the next one.
+// print_configuration), a generation number, so that Views outliving a runtime never touch
+// the next one, and the live control blocks, so that an element-access error raised in a
+// kernel (on a worker thread, from a functor copy whose Views may be gone) names a View only
+// while it exists.
 struct Runtime {
   Config config;
   std::unique_ptr<driver::Driver> driver;
   uint64_t generation = 0;
+  std::mutex controls_mutex;
+  std::unordered_set<const detail::ArrayControl*> controls;
 };
 
 Runtime& state() {
@@ -114,11 +120,19 @@ ArrayControl* create_array(const std::string& label, DataType type, int rank, co
   control->array = id;
   control->generation = state().generation;
   control->label = label;
+  {
+    std::lock_guard<std::mutex> lock(state().controls_mutex);
+    state().controls.insert(control.get());
+  }
   return control.release();
 }
 
 void destroy_array(ArrayControl* control) noexcept {
   std::unique_ptr<ArrayControl> owned(control);
+  {
+    std::lock_guard<std::mutex> lock(state().controls_mutex);
+    state().controls.erase(control);
+  }
   Runtime& r = state();
   if (!r.driver || r.generation != control->generation) return;  // its runtime is gone
   try {
@@ -158,11 +172,19 @@ void check_same_extents(const std::string& what, int rank, const int64_t* view_e
   }
 }
 
-void null_element_access() {
+void null_element_access(const ArrayControl* control) {
+  std::string name = "a lightning::View";
+  {
+    std::lock_guard<std::mutex> lock(state().controls_mutex);
+    if (control && state().controls.count(control))
+      name = "lightning::View '" + control->label + "'";
+  }
   throw Error(ErrorKind::kInvalidArgument,
-              "lightning::View element access outside a kernel: the elements live on the "
-              "devices; copy them to a host view with Kokkos::deep_copy (or, inside a kernel: "
-              "list this View among the LIGHTNING_KERNEL members)");
+              "element access to " + name +
+                  " outside a kernel on lightning::Distributed: its elements live on the "
+                  "devices. On the host, copy them with Kokkos::deep_copy; in a kernel, run it "
+                  "on lightning::Distributed (not Kokkos::Serial or another space) and list the "
+                  "View among the LIGHTNING_KERNEL members");
 }
 
 void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,

@@ -28,17 +28,15 @@
 #define LIGHTNING_UNLIKELY(x) (x)
 #endif
 
-// LIGHTNING_VIEW_CHECKS=1: View::operator() throws a clear error when its data pointer is
-// null (element access on the host, or from a View a kernel does not list). Default: on in
-// debug builds (no NDEBUG), off otherwise, because the per-access test stops the compiler
-// from vectorising kernel loops (saxpy on a host device: 1.7x slower at -O2, 3.5x at -O3).
-// Without it such an access dereferences a null pointer. Use one value in a whole program.
+// LIGHTNING_VIEW_CHECKS (default 1): View::operator() on the host throws a clear error naming
+// the View when its data pointer is null: an element access outside a kernel, from a kernel
+// run on another execution space (e.g. Kokkos::Serial), or of a View a kernel does not list.
+// GPU code never checks. The test is per access and stops the host compiler from vectorising
+// kernel loops (saxpy on a host device: 1.7x slower at -O2, 3.5x at -O3), so programs that
+// time host devices may define LIGHTNING_VIEW_CHECKS=0; such an access then dereferences a
+// null pointer. Use one value in a whole program.
 #ifndef LIGHTNING_VIEW_CHECKS
-#ifdef NDEBUG
-#define LIGHTNING_VIEW_CHECKS 0
-#else
 #define LIGHTNING_VIEW_CHECKS 1
-#endif
 #endif
 
 namespace lightning {
@@ -103,8 +101,8 @@ void fill_array(const ArrayControl* control, int rank, const int64_t* extent, co
 /// Throws Error(kInvalidArgument) unless the extents agree.
 void check_same_extents(const std::string& what, int rank, const int64_t* view_extent,
                         const std::size_t* other_extent);
-/// Throws the error of an element access where the data pointer is null.
-[[noreturn]] void null_element_access();
+/// Throws the error of an element access where the data pointer is null, naming the View.
+[[noreturn]] void null_element_access(const ArrayControl* control);
 
 template <class T>
 struct IsView : std::false_type {};
@@ -216,8 +214,8 @@ class View {
   ~View() { release(); }
 
   /// Element (i[, j[, k]]) in global coordinates. Only inside a kernel on
-  /// lightning::Distributed: elsewhere the data pointer is null and this throws
-  /// (LIGHTNING_VIEW_CHECKS) or crashes.
+  /// lightning::Distributed: elsewhere the data pointer is null and this throws Error
+  /// naming the View (unless LIGHTNING_VIEW_CHECKS is 0).
   KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i) const {
     static_assert(Data::rank == 1, "rank-1 View: one index");
     check();
@@ -301,7 +299,7 @@ class View {
   }
   KOKKOS_FORCEINLINE_FUNCTION void check() const {
 #if LIGHTNING_VIEW_CHECKS && !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
-    if (LIGHTNING_UNLIKELY(handle_.data == nullptr)) detail::null_element_access();
+    if (LIGHTNING_UNLIKELY(handle_.data == nullptr)) detail::null_element_access(control_);
 #endif
   }
   void retain() {

@@ -150,10 +150,31 @@ TEST(KokkosDispatch, UnlistedViewInKernelIsAClearError) {
     Kokkos::fence();
     FAIL() << "no error";
   } catch (const lightning::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("list this View among the LIGHTNING_KERNEL members"),
+    EXPECT_NE(std::string(e.what()).find("list the View among the LIGHTNING_KERNEL members"),
               std::string::npos)
         << e.what();
+    EXPECT_NE(std::string(e.what()).find("lightning::View 'y'"), std::string::npos) << e.what();
   }
+}
+
+TEST(KokkosDispatch, LightningViewsOnAnotherSpaceAreAClearError) {
+  LView<float*> x("x", 10), y("y", 10);
+  try {
+    Kokkos::parallel_for("saxpy on serial", Kokkos::RangePolicy<Kokkos::Serial>(0, 10),
+                         lk_test::Saxpy<LView<const float*>, LView<float*>>{x, y, 3.0f});
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("lightning::View 'x' outside a kernel"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("not Kokkos::Serial"), std::string::npos) << e.what();
+  }
+  // The runtime is still usable.
+  Kokkos::deep_copy(x, 1.0f);
+  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(0, 10),
+                       lk_test::Saxpy<LView<const float*>, LView<float*>>{x, y, 3.0f});
+  KView<float*> h("h", 10);
+  Kokkos::deep_copy(h, y);
+  EXPECT_EQ(h(9), 3.0f);
 }
 
 TEST(KokkosDispatch, EmptyViewMemberIsRefused) {

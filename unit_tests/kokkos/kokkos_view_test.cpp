@@ -94,7 +94,9 @@ TEST(KokkosView, HostElementAccessIsAClearError) {
     a(3) = 1.0f;
     FAIL() << "no error";
   } catch (const lightning::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("element access outside a kernel"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("element access to lightning::View 'a' outside a kernel"),
+              std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("Kokkos::deep_copy"), std::string::npos);
   }
   V3 b("b", 2, 2, 2);
