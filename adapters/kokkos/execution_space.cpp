@@ -28,8 +28,18 @@ void Distributed::fence(const std::string& name) const {
   impl_static_fence(name);
 }
 
-void Distributed::impl_static_fence(const std::string& /*name*/) {
-  lightning::fence();
+// Kokkos Tools see the fence as one of this space's (begin and end fence events, with the
+// name the caller gave), as they do for Kokkos' own spaces.
+void Distributed::impl_static_fence(const std::string& name) {
+  uint64_t handle = 0;
+  Kokkos::Tools::beginFence(name, Kokkos::Tools::Experimental::device_id(Distributed()), &handle);
+  try {
+    lightning::fence();
+  } catch (...) {
+    Kokkos::Tools::endFence(handle);
+    throw;
+  }
+  Kokkos::Tools::endFence(handle);
 }
 
 bool Distributed::impl_is_initialized() {

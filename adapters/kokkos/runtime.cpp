@@ -142,34 +142,55 @@ void destroy_array(ArrayControl* control) noexcept {
   }
 }
 
-void read_array(const ArrayControl* control, int rank, const int64_t* extent, void* host) {
-  driver_of(control, "deep_copy")
-      .read(control->array, Rect::from_extent(point_of(rank, extent)), host);
+namespace {
+Rect box_of(int rank, const int64_t* lo, const int64_t* hi) {
+  return Rect(point_of(rank, lo), point_of(rank, hi));
+}
+std::string list_of(int rank, const int64_t* v) {
+  std::string s;
+  for (int a = 0; a < rank; ++a) s += (a ? ", " : "") + std::to_string(v[a]);
+  return s;
+}
+}  // namespace
+
+void read_array(const ArrayControl* control, int rank, const int64_t* lo, const int64_t* hi,
+                void* host) {
+  driver_of(control, "deep_copy").read(control->array, box_of(rank, lo, hi), host);
 }
 
-void write_array(const ArrayControl* control, int rank, const int64_t* extent, const void* host) {
-  driver_of(control, "deep_copy")
-      .write(control->array, Rect::from_extent(point_of(rank, extent)), host);
+void write_array(const ArrayControl* control, int rank, const int64_t* lo, const int64_t* hi,
+                 const void* host) {
+  driver_of(control, "deep_copy").write(control->array, box_of(rank, lo, hi), host);
 }
 
-void fill_array(const ArrayControl* control, int rank, const int64_t* extent, const void* value) {
-  driver_of(control, "deep_copy")
-      .fill(control->array, Rect::from_extent(point_of(rank, extent)), value);
+void fill_array(const ArrayControl* control, int rank, const int64_t* lo, const int64_t* hi,
+                const void* value) {
+  driver_of(control, "deep_copy").fill(control->array, box_of(rank, lo, hi), value);
 }
 
-void check_same_extents(const std::string& what, int rank, const int64_t* view_extent,
-                        const std::size_t* other_extent) {
+void check_same_extents(const std::string& what, const std::string& label, int rank,
+                        const int64_t* lo, const int64_t* hi, const std::size_t* other_extent) {
+  int64_t extent[3] = {}, other[3] = {};
+  bool same = true;
   for (int a = 0; a < rank; ++a) {
-    if (static_cast<std::size_t>(view_extent[a]) != other_extent[a]) {
-      std::string v, o;
-      for (int b = 0; b < rank; ++b) {
-        v += (b ? ", " : "") + std::to_string(view_extent[b]);
-        o += (b ? ", " : "") + std::to_string(other_extent[b]);
-      }
-      throw Error(ErrorKind::kInvalidArgument,
-                  what + ": extents differ: lightning::View (" + v + "), Kokkos::View (" + o + ")");
-    }
+    extent[a] = hi[a] - lo[a];
+    other[a] = static_cast<int64_t>(other_extent[a]);
+    same = same && extent[a] == other[a];
   }
+  if (!same)
+    throw Error(ErrorKind::kInvalidArgument,
+                what + ": extents differ: lightning::View '" + label + "' (" +
+                    list_of(rank, extent) + "), Kokkos::View (" + list_of(rank, other) + ")");
+}
+
+void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
+                 const int64_t* extent) {
+  for (int a = 0; a < rank; ++a)
+    if (lo[a] < 0 || lo[a] > hi[a] || hi[a] > extent[a])
+      throw Error(ErrorKind::kInvalidArgument,
+                  "Kokkos::subview of lightning::View '" + label + "': range [" +
+                      std::to_string(lo[a]) + ", " + std::to_string(hi[a]) + ") of axis " +
+                      std::to_string(a) + " is outside [0, " + std::to_string(extent[a]) + ")");
 }
 
 void null_element_access(const ArrayControl* control) {

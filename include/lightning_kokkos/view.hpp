@@ -94,13 +94,20 @@ ArrayControl* create_array(const std::string& label, DataType type, int rank, co
                            const DataDistribution* distribution);
 /// Deletes the array (asynchronously: after every task using it) and the control block.
 void destroy_array(ArrayControl* control) noexcept;
-/// Whole-array transfers; `host` is row-major. `extent` is the View's.
-void read_array(const ArrayControl* control, int rank, const int64_t* extent, void* host);
-void write_array(const ArrayControl* control, int rank, const int64_t* extent, const void* host);
-void fill_array(const ArrayControl* control, int rank, const int64_t* extent, const void* value);
-/// Throws Error(kInvalidArgument) unless the extents agree.
-void check_same_extents(const std::string& what, int rank, const int64_t* view_extent,
-                        const std::size_t* other_extent);
+/// Transfers of the box [lo, hi) of an array; `host` holds the box, row-major.
+void read_array(const ArrayControl* control, int rank, const int64_t* lo, const int64_t* hi,
+                void* host);
+void write_array(const ArrayControl* control, int rank, const int64_t* lo, const int64_t* hi,
+                 const void* host);
+void fill_array(const ArrayControl* control, int rank, const int64_t* lo, const int64_t* hi,
+                const void* value);
+/// Throws Error(kInvalidArgument) naming `label` unless the box's extents are `other_extent`.
+void check_same_extents(const std::string& what, const std::string& label, int rank,
+                        const int64_t* lo, const int64_t* hi, const std::size_t* other_extent);
+/// Throws Error(kInvalidArgument) naming `label`, the axis and the extent unless
+/// 0 <= lo <= hi <= extent on every axis.
+void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
+                 const int64_t* extent);
 /// Throws the error of an element access where the data pointer is null, naming the View.
 [[noreturn]] void null_element_access(const ArrayControl* control);
 
@@ -321,80 +328,3 @@ class View {
 };
 
 }  // namespace lightning
-
-// Kokkos' deep_copy and create_mirror_view accept only Kokkos::View; these overloads (in
-// namespace Kokkos, since users call them qualified) take lightning::Views, as DynRankView and
-// OffsetView do.
-namespace Kokkos {
-
-/// Copies a whole lightning::View into a host Kokkos::View of the same extents; returns when
-/// the data is there (after every launch that writes it).
-template <class DT, class... DP, class SD, class SL>
-void deep_copy(const View<DT, DP...>& dst, const lightning::View<SD, SL>& src) {
-  using Dst = View<DT, DP...>;
-  static_assert(std::is_same_v<typename Dst::value_type,
-                               typename lightning::View<SD, SL>::non_const_value_type>,
-                "deep_copy: the element types must be the same");
-  static_assert(static_cast<std::size_t>(Dst::rank) == lightning::View<SD, SL>::rank,
-                "deep_copy: the ranks must be the same");
-  static_assert(SpaceAccessibility<HostSpace, typename Dst::memory_space>::accessible,
-                "deep_copy from a lightning::View: the destination must be host-accessible");
-  constexpr int rank = static_cast<int>(Dst::rank);
-  std::size_t other[3] = {dst.extent(0), dst.extent(1), dst.extent(2)};
-  lightning::detail::check_same_extents("deep_copy", rank, src.impl_extents(), other);
-  if (dst.span_is_contiguous() &&
-      (rank == 1 || std::is_same_v<typename Dst::array_layout, LayoutRight>)) {
-    lightning::detail::read_array(src.impl_control(), rank, src.impl_extents(), dst.data());
-  } else {
-    auto tmp = src.impl_host_view("lightning::deep_copy");
-    lightning::detail::read_array(src.impl_control(), rank, src.impl_extents(), tmp.data());
-    Kokkos::deep_copy(dst, tmp);
-  }
-}
-
-/// Copies a whole host Kokkos::View into a lightning::View of the same extents; returns when
-/// `src` may be reused.
-template <class DD, class DL, class ST, class... SP>
-void deep_copy(const lightning::View<DD, DL>& dst, const View<ST, SP...>& src) {
-  using Src = View<ST, SP...>;
-  static_assert(std::is_same_v<typename Src::non_const_value_type,
-                               typename lightning::View<DD, DL>::value_type>,
-                "deep_copy: the element types must be the same (and the destination not const)");
-  static_assert(static_cast<std::size_t>(Src::rank) == lightning::View<DD, DL>::rank,
-                "deep_copy: the ranks must be the same");
-  static_assert(SpaceAccessibility<HostSpace, typename Src::memory_space>::accessible,
-                "deep_copy to a lightning::View: the source must be host-accessible");
-  constexpr int rank = static_cast<int>(Src::rank);
-  std::size_t other[3] = {src.extent(0), src.extent(1), src.extent(2)};
-  lightning::detail::check_same_extents("deep_copy", rank, dst.impl_extents(), other);
-  if (src.span_is_contiguous() &&
-      (rank == 1 || std::is_same_v<typename Src::array_layout, LayoutRight>)) {
-    lightning::detail::write_array(dst.impl_control(), rank, dst.impl_extents(), src.data());
-  } else {
-    auto tmp = dst.impl_host_view("lightning::deep_copy");
-    Kokkos::deep_copy(tmp, src);
-    lightning::detail::write_array(dst.impl_control(), rank, dst.impl_extents(), tmp.data());
-  }
-}
-
-/// Sets every element of a lightning::View to `value` (asynchronously).
-template <class DD, class DL>
-void deep_copy(const lightning::View<DD, DL>& dst,
-               typename lightning::View<DD, DL>::const_value_type& value) {
-  static_assert(!std::is_const_v<typename lightning::View<DD, DL>::value_type>,
-                "deep_copy: cannot fill a View of const elements");
-  lightning::detail::fill_array(dst.impl_control(), static_cast<int>(dst.rank), dst.impl_extents(),
-                                &value);
-}
-
-/// A host Kokkos::View (LayoutRight, HostSpace) of the same extents; not a copy of the data.
-template <class D, class L>
-typename lightning::View<D, L>::HostMirror create_mirror_view(const lightning::View<D, L>& v) {
-  return v.impl_host_view(v.label() + "_mirror");
-}
-template <class D, class L>
-typename lightning::View<D, L>::HostMirror create_mirror(const lightning::View<D, L>& v) {
-  return create_mirror_view(v);
-}
-
-}  // namespace Kokkos

@@ -3,6 +3,7 @@
 
 #include <sstream>
 #include <string>
+#include <vector>
 #include <type_traits>
 
 #include "core/error.hpp"
@@ -154,6 +155,54 @@ TEST(KokkosView, DeepCopyChecksExtents) {
   EXPECT_THROW(Kokkos::deep_copy(empty, 1.0f), lightning::Error);
 }
 
+TEST(KokkosView, DeepCopyOfSubviewRanges) {
+  const int n = 40, m = 30;
+  Kokkos::View<int**, Kokkos::HostSpace> h("h", n, m);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) h(i, j) = i * 100 + j;
+  lightning::View<int**> a("a", n, m, lightning::dist::tiles({16, 8}));
+  Kokkos::deep_copy(a, h);
+
+  // Read a box spanning several chunks, with a Kokkos::pair and a std::pair.
+  Kokkos::View<int**, Kokkos::HostSpace> box("box", 13, 17);
+  Kokkos::deep_copy(box, Kokkos::subview(a, Kokkos::pair<int, int>(10, 23), std::make_pair(5, 22)));
+  for (int i = 0; i < 13; ++i)
+    for (int j = 0; j < 17; ++j) ASSERT_EQ(box(i, j), h(10 + i, 5 + j));
+
+  // Write rows 3 and 4 (every column) from a LayoutLeft view, fill a box with a scalar.
+  Kokkos::View<int**, Kokkos::LayoutLeft, Kokkos::HostSpace> rows("rows", 2, m);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < m; ++j) rows(i, j) = -1 - j;
+  Kokkos::deep_copy(Kokkos::subview(a, Kokkos::pair<int, int>(3, 5), Kokkos::ALL), rows);
+  Kokkos::deep_copy(Kokkos::subview(a, std::make_pair(20, 40), std::make_pair(25, 30)), 7);
+  auto all = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      const int expected = (i == 3 || i == 4) ? -1 - j : (i >= 20 && j >= 25) ? 7 : h(i, j);
+      ASSERT_EQ(all(i, j), expected) << i << ", " << j;
+    }
+
+  // An empty range copies nothing; ranges outside the View and wrong extents are errors.
+  Kokkos::View<int**, Kokkos::HostSpace> none("none", 0, m);
+  Kokkos::deep_copy(none, Kokkos::subview(a, std::make_pair(7, 7), Kokkos::ALL));
+  try {
+    Kokkos::subview(a, std::make_pair(0, 5), std::make_pair(20, 31));
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'a': range [20, 31) of axis 1 is outside [0, 30)"),
+              std::string::npos)
+        << e.what();
+  }
+  try {
+    Kokkos::deep_copy(box, Kokkos::subview(a, std::make_pair(0, 13), std::make_pair(0, 16)));
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'a' (13, 16), Kokkos::View (13, 17)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(KokkosSpace, InstancesCarryTheirWorkDistribution) {
   lightning::Distributed plain;
   lightning::Distributed blocked(lightning::work::block(64000));
@@ -174,6 +223,25 @@ TEST(KokkosSpace, PrintConfigurationShowsTheRuntime) {
   EXPECT_NE(s.find("lightning::Distributed:"), std::string::npos) << s;
   EXPECT_NE(s.find("devices"), std::string::npos) << s;
   EXPECT_NE(s.find("runtime devices:"), std::string::npos) << s;
+}
+
+std::vector<std::string>& fence_names() {
+  static std::vector<std::string> names;
+  return names;
+}
+
+TEST(KokkosSpace, FencesAreKokkosToolsEvents) {
+  fence_names().clear();
+  Kokkos::Tools::Experimental::set_begin_fence_callback(
+      [](const char* name, uint32_t device, uint64_t*) {
+        if (device == Kokkos::Tools::Experimental::device_id(lightning::Distributed()))
+          fence_names().push_back(name);
+      });
+  lightning::Distributed().fence("my fence");
+  Kokkos::fence();
+  Kokkos::Tools::Experimental::set_begin_fence_callback(nullptr);
+  ASSERT_GE(fence_names().size(), 2u);
+  EXPECT_EQ(fence_names().front(), "my fence");
 }
 
 TEST(KokkosSpace, DefaultDistributionGivesEachDeviceAChunk) {

@@ -1,0 +1,166 @@
+// Kokkos::deep_copy, create_mirror_view, create_mirror and create_mirror_view_and_copy for
+// lightning::View and lightning::ViewRange. Kokkos' own accept only Kokkos::View; these
+// overloads live in namespace Kokkos, since users call them qualified (as DynRankView and
+// OffsetView do).
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+
+#include "lightning_kokkos/view.hpp"
+#include "lightning_kokkos/view_range.hpp"
+
+namespace lightning::detail {
+
+/// The array and box a deep_copy touches: a whole View or a ViewRange.
+struct DistributedBox {
+  const ArrayControl* control = nullptr;
+  std::string label;
+  int rank = 0;
+  int64_t lo[3] = {};
+  int64_t hi[3] = {};
+};
+
+template <class D, class L>
+DistributedBox box_of(const View<D, L>& v) {
+  DistributedBox b{v.impl_control(), v.label(), static_cast<int>(v.rank), {}, {}};
+  for (int a = 0; a < b.rank; ++a) b.hi[a] = v.impl_extents()[a];
+  return b;
+}
+template <class D, class L>
+DistributedBox box_of(const ViewRange<D, L>& r) {
+  DistributedBox b{r.view().impl_control(), r.label(), static_cast<int>(r.rank), {}, {}};
+  for (int a = 0; a < b.rank; ++a) {
+    b.lo[a] = r.impl_lo()[a];
+    b.hi[a] = r.impl_hi()[a];
+  }
+  return b;
+}
+
+template <class T>
+struct IsDistributed : std::false_type {};
+template <class D, class L>
+struct IsDistributed<View<D, L>> : std::true_type {};
+template <class D, class L>
+struct IsDistributed<ViewRange<D, L>> : std::true_type {};
+template <class T>
+inline constexpr bool is_distributed_v = IsDistributed<std::remove_cv_t<T>>::value;
+
+/// Whether a host Kokkos::View's memory is the box, row-major, with no gaps.
+template <class KView>
+bool is_row_major_contiguous(const KView& v) {
+  return v.span_is_contiguous() &&
+         (KView::rank <= 1 || std::is_same_v<typename KView::array_layout, Kokkos::LayoutRight>);
+}
+
+template <class KView, class Dist>
+void check_copy_types() {
+  static_assert(std::is_same_v<typename KView::non_const_value_type,
+                               typename Dist::non_const_value_type>,
+                "deep_copy: the element types must be the same");
+  static_assert(static_cast<std::size_t>(KView::rank) == Dist::rank,
+                "deep_copy: the ranks must be the same");
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename KView::memory_space>::accessible,
+                "deep_copy with a lightning::View: the Kokkos::View must be host-accessible");
+}
+
+template <class KView>
+void check_extents(const DistributedBox& b, const KView& v) {
+  const std::size_t other[3] = {v.extent(0), v.extent(1), v.extent(2)};
+  check_same_extents("deep_copy", b.label, b.rank, b.lo, b.hi, other);
+}
+
+/// A host View of `b`'s extents, row-major, not initialised.
+template <class Mirror>
+Mirror host_box(const DistributedBox& b, const std::string& label) {
+  auto alloc = Kokkos::view_alloc(label, Kokkos::WithoutInitializing);
+  const auto n = [&](int a) { return static_cast<std::size_t>(b.hi[a] - b.lo[a]); };
+  if constexpr (Mirror::rank == 1)
+    return Mirror(alloc, n(0));
+  else if constexpr (Mirror::rank == 2)
+    return Mirror(alloc, n(0), n(1));
+  else
+    return Mirror(alloc, n(0), n(1), n(2));
+}
+
+}  // namespace lightning::detail
+
+namespace Kokkos {
+
+/// Copies a lightning::View (or a subview of one) into a host Kokkos::View of the same
+/// extents; returns when the data is there (after every launch that writes it).
+template <class DT, class... DP, class Src,
+          std::enable_if_t<lightning::detail::is_distributed_v<Src>, int> = 0>
+void deep_copy(const View<DT, DP...>& dst, const Src& src) {
+  using Dst = View<DT, DP...>;
+  lightning::detail::check_copy_types<Dst, Src>();
+  static_assert(!std::is_const_v<typename Dst::value_type>,
+                "deep_copy: the destination's elements must not be const");
+  const lightning::detail::DistributedBox b = lightning::detail::box_of(src);
+  lightning::detail::check_extents(b, dst);
+  if (lightning::detail::is_row_major_contiguous(dst)) {
+    lightning::detail::read_array(b.control, b.rank, b.lo, b.hi, dst.data());
+  } else {
+    auto tmp = lightning::detail::host_box<typename Src::HostMirror>(b, "lightning::deep_copy");
+    lightning::detail::read_array(b.control, b.rank, b.lo, b.hi, tmp.data());
+    Kokkos::deep_copy(dst, tmp);
+  }
+}
+
+/// Copies a host Kokkos::View into a lightning::View (or a subview of one) of the same
+/// extents; returns when `src` may be reused.
+template <class Dst, class ST, class... SP,
+          std::enable_if_t<lightning::detail::is_distributed_v<Dst>, int> = 0>
+void deep_copy(const Dst& dst, const View<ST, SP...>& src) {
+  using Src = View<ST, SP...>;
+  lightning::detail::check_copy_types<Src, Dst>();
+  static_assert(!std::is_const_v<typename Dst::value_type>,
+                "deep_copy: cannot write into a lightning::View of const elements");
+  const lightning::detail::DistributedBox b = lightning::detail::box_of(dst);
+  lightning::detail::check_extents(b, src);
+  if (lightning::detail::is_row_major_contiguous(src)) {
+    lightning::detail::write_array(b.control, b.rank, b.lo, b.hi, src.data());
+  } else {
+    auto tmp = lightning::detail::host_box<typename Dst::HostMirror>(b, "lightning::deep_copy");
+    Kokkos::deep_copy(tmp, src);
+    lightning::detail::write_array(b.control, b.rank, b.lo, b.hi, tmp.data());
+  }
+}
+
+/// Sets every element of a lightning::View (or of a subview of one) to `value`
+/// (asynchronously).
+template <class Dst, std::enable_if_t<lightning::detail::is_distributed_v<Dst>, int> = 0>
+void deep_copy(const Dst& dst, typename Dst::const_value_type& value) {
+  static_assert(!std::is_const_v<typename Dst::value_type>,
+                "deep_copy: cannot fill a lightning::View of const elements");
+  const lightning::detail::DistributedBox b = lightning::detail::box_of(dst);
+  lightning::detail::fill_array(b.control, b.rank, b.lo, b.hi, &value);
+}
+
+/// A host Kokkos::View (LayoutRight, HostSpace) of the same extents; not a copy of the data.
+/// (A lightning::View is never host-accessible, so this always allocates.)
+template <class D, class L>
+typename lightning::View<D, L>::HostMirror create_mirror_view(const lightning::View<D, L>& v) {
+  return v.impl_host_view(v.label() + "_mirror");
+}
+template <class D, class L>
+typename lightning::View<D, L>::HostMirror create_mirror(const lightning::View<D, L>& v) {
+  return create_mirror_view(v);
+}
+/// A host copy of the View's elements.
+template <class Space, class D, class L>
+typename lightning::View<D, L>::HostMirror create_mirror_view_and_copy(
+    const Space&, const lightning::View<D, L>& v) {
+  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                           typename Space::memory_space>::accessible,
+                "create_mirror_view_and_copy of a lightning::View: the target must be a host "
+                "space");
+  auto mirror = create_mirror_view(v);
+  Kokkos::deep_copy(mirror, v);
+  return mirror;
+}
+
+}  // namespace Kokkos
