@@ -57,14 +57,14 @@ bool is_row_major_contiguous(const KView& v) {
 
 template <class KView, class Dist>
 void check_copy_types() {
-  static_assert(std::is_same_v<typename KView::non_const_value_type,
-                               typename Dist::non_const_value_type>,
-                "deep_copy: the element types must be the same");
+  static_assert(
+      std::is_same_v<typename KView::non_const_value_type, typename Dist::non_const_value_type>,
+      "deep_copy: the element types must be the same");
   static_assert(static_cast<std::size_t>(KView::rank) == Dist::rank,
                 "deep_copy: the ranks must be the same");
-  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                           typename KView::memory_space>::accessible,
-                "deep_copy with a lightning::View: the Kokkos::View must be host-accessible");
+  static_assert(
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename KView::memory_space>::accessible,
+      "deep_copy with a lightning::View: the Kokkos::View must be host-accessible");
 }
 
 template <class KView>
@@ -154,10 +154,10 @@ typename lightning::View<D, L>::HostMirror create_mirror(const lightning::View<D
 template <class Space, class D, class L>
 typename lightning::View<D, L>::HostMirror create_mirror_view_and_copy(
     const Space&, const lightning::View<D, L>& v) {
-  static_assert(Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                           typename Space::memory_space>::accessible,
-                "create_mirror_view_and_copy of a lightning::View: the target must be a host "
-                "space");
+  static_assert(
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename Space::memory_space>::accessible,
+      "create_mirror_view_and_copy of a lightning::View: the target must be a host "
+      "space");
   auto mirror = create_mirror_view(v);
   Kokkos::deep_copy(mirror, v);
   return mirror;

@@ -115,9 +115,39 @@ struct OperatorShape<F, std::void_t<decltype(&F::operator())>> {
   using value_type = std::conditional_t<reduces, typename Reduce::value, void>;
 };
 
+/// Whether a LIGHTNING_KERNEL functor lists Kokkos::View members: the same program built for
+/// a Kokkos host space (see lightning::ViewOf). Such a functor is not registered: it runs on
+/// Kokkos alone.
+template <class F>
+struct ListsKokkosViews {
+  template <class Tuple>
+  struct Any;
+  template <class... M>
+  struct Any<std::tuple<M...>>
+      : std::disjunction<Kokkos::is_view<std::remove_cv_t<std::remove_reference_t<M>>>...> {};
+  static constexpr bool value =
+      Any<decltype(std::declval<const F&>().lightning_kernel_members())>::value;
+};
+
+/// Registers F's KernelInfo (members measured on a value-initialised instance).
+template <class F>
+KernelRegistration register_distributed_kernel(const char* annotation, const char* members,
+                                               const char* source, const char* file);
+
+/// What LIGHTNING_KERNEL calls at static initialisation.
 template <class F>
 KernelRegistration register_kernel(const char* annotation, const char* members, const char* source,
                                    const char* file) {
+  if constexpr (ListsKokkosViews<F>::value) {
+    return KernelRegistration{};
+  } else {
+    return register_distributed_kernel<F>(annotation, members, source, file);
+  }
+}
+
+template <class F>
+KernelRegistration register_distributed_kernel(const char* annotation, const char* members,
+                                               const char* source, const char* file) {
   static_assert(std::is_default_constructible_v<F>,
                 "LIGHTNING_KERNEL: the functor must be default-constructible (member offsets are "
                 "measured on a value-initialised instance)");

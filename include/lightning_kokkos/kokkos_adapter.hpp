@@ -1,5 +1,6 @@
 // Everything of the Kokkos binding: the runtime guard, lightning::Distributed, lightning::View
-// and its ranges (with Kokkos::deep_copy, subview and the mirrors), LIGHTNING_KERNEL and the dispatch.
+// and its ranges (with Kokkos::deep_copy, subview and the mirrors), LIGHTNING_KERNEL and the
+// dispatch.
 #pragma once
 
 #include "distribution/work_distribution.hpp"
@@ -7,6 +8,7 @@
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/kernel.hpp"
 #include "lightning_kokkos/parallel.hpp"
+#include "lightning_kokkos/portability.hpp"
 #include "lightning_kokkos/runtime.hpp"
 #include "lightning_kokkos/view.hpp"
 #include "lightning_kokkos/view_range.hpp"

@@ -67,6 +67,9 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
                 "lightning::Distributed runs only functors annotated with LIGHTNING_KERNEL: add "
                 "LIGHTNING_KERNEL(Name, \"annotation\", (members...), operator()...) inside the "
                 "functor");
+  static_assert(!ListsKokkosViews<F>::value,
+                "lightning::Distributed: the functor's members are Kokkos::Views; distributed "
+                "kernels use lightning::View (lightning::ViewOf<lightning::Distributed, T*>)");
   static_assert(std::is_void_v<typename Policy::work_tag>,
                 "lightning::Distributed does not support work tags: give the functor one "
                 "operator() without a tag");

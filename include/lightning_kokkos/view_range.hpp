@@ -93,8 +93,7 @@ lightning::ViewRange<D, L> subview(const lightning::View<D, L>& view, const Args
                 "Kokkos::subview of a lightning::View: one range per axis");
   int64_t lo[3] = {}, hi[3] = {};
   int axis = 0;  // the comma fold runs left to right
-  ((lightning::detail::range_of(args, static_cast<int64_t>(view.extent(axis)), lo[axis],
-                                hi[axis]),
+  ((lightning::detail::range_of(args, static_cast<int64_t>(view.extent(axis)), lo[axis], hi[axis]),
     ++axis),
    ...);
   return lightning::ViewRange<D, L>(view, lo, hi);
