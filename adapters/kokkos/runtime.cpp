@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -11,6 +12,7 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "driver/driver.hpp"
+#include "lightning_kokkos/annotate.hpp"
 #include "lightning_kokkos/parallel.hpp"
 #include "lightning_kokkos/view.hpp"
 #include "worker/kernel_registry.hpp"
@@ -120,6 +122,9 @@ ArrayControl* create_array(const std::string& label, DataType type, int rank, co
   control->array = id;
   control->generation = state().generation;
   control->label = label;
+  control->type = type;
+  control->rank = rank;
+  for (int a = 0; a < rank; ++a) control->extent[a] = extent[a];
   {
     std::lock_guard<std::mutex> lock(state().controls_mutex);
     state().controls.insert(control.get());
@@ -178,9 +183,9 @@ void check_same_extents(const std::string& what, const std::string& label, int r
     same = same && extent[a] == other[a];
   }
   if (!same)
-    throw Error(ErrorKind::kInvalidArgument,
-                what + ": extents differ: lightning::View '" + label + "' (" +
-                    list_of(rank, extent) + "), Kokkos::View (" + list_of(rank, other) + ")");
+    throw Error(ErrorKind::kInvalidArgument, what + ": extents differ: lightning::View '" + label +
+                                                 "' (" + list_of(rank, extent) +
+                                                 "), Kokkos::View (" + list_of(rank, other) + ")");
 }
 
 void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
@@ -210,14 +215,16 @@ void null_element_access(const ArrayControl* control) {
 
 void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
                    const int64_t* lower, const int64_t* upper, const Distributed& space,
-                   const ReduceTarget* reduce) {
+                   const ReduceTarget* reduce, const worker::KernelDescription* description) {
   driver::Driver& d = runtime();
   const worker::KernelInfo& info = worker::KernelRegistry::get(id);
-  for (const worker::ArraySlot& slot : info.arrays) {
+  const auto& slots = description ? description->arrays : info.arrays;
+  const auto& signature = description ? description->signature : info.signature;
+  for (const worker::ArraySlot& slot : slots) {
     if (!arrays.at(static_cast<size_t>(slot.param)).valid())
       throw Error(ErrorKind::kInvalidArgument,
                   "kernel '" + info.name + "': View member '" +
-                      info.signature.params[static_cast<size_t>(slot.param)].name +
+                      signature.params[static_cast<size_t>(slot.param)].name +
                       "' is empty (default-constructed)");
   }
   driver::Launch l;
@@ -231,12 +238,70 @@ void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays
   }
   l.domain = Rect(lo, hi);
   if (space.work_distribution()) l.work = *space.work_distribution();
+  l.description = description;
   if (reduce) {
     l.result = reduce->result;
     l.reduce_op = reduce->op;
     l.reduce_type = reduce->type;
   }
   d.launch(l);
+}
+
+KernelId register_lambda(const std::type_info& type, std::size_t size,
+                         void (*run_host)(const void*, const Rect&, void*),
+                         worker::ReducerInfo reducer) {
+  worker::KernelInfo info;
+  // Closure types of lambdas in same-named functions of different files may demangle alike;
+  // number them in registration order (the same in every process of one binary).
+  const std::string name = kernel_name(type, "");
+  info.name = name;
+  for (int n = 2; worker::KernelRegistry::contains(worker::KernelRegistry::id_of(info.name)); ++n)
+    info.name = name + "#" + std::to_string(n);
+  info.functor_size = size;
+  info.run_host = run_host;
+  info.reducer = reducer;
+  return register_kernel_info(std::move(info), "").id;
+}
+
+worker::KernelDescription describe_lambda(const char* annotation, const void* lambda,
+                                          std::size_t size, std::size_t offset_in_wrapper,
+                                          std::vector<ArrayId>& arrays) {
+  worker::KernelDescription d;
+  d.annotation = annotation ? annotation : "";
+  const auto* bytes = static_cast<const unsigned char*>(lambda);
+  std::vector<const ArrayControl*> params;  // one per distinct array
+  std::lock_guard<std::mutex> lock(state().controls_mutex);
+  // A captured View is its handle (16 + 16 * rank bytes) followed by its control pointer: find
+  // pointers to live control blocks, then check the handle's extents before believing it.
+  for (std::size_t at = 0; at + sizeof(void*) <= size; at += alignof(void*)) {
+    const ArrayControl* control = nullptr;
+    std::memcpy(&control, bytes + at, sizeof(control));
+    if (!control || !state().controls.count(control)) continue;
+    const std::size_t handle = 16 + 16 * static_cast<std::size_t>(control->rank);
+    if (at < handle) continue;
+    const std::size_t start = at - handle;
+    int64_t extent[3] = {};
+    std::memcpy(extent, bytes + start + 16 + 8 * static_cast<std::size_t>(control->rank),
+                8 * static_cast<std::size_t>(control->rank));
+    if (!std::equal(extent, extent + control->rank, control->extent)) continue;
+    auto it = std::find(params.begin(), params.end(), control);
+    if (it == params.end()) {
+      for (const ArrayControl* p : params)
+        if (p->label == control->label)
+          throw Error(ErrorKind::kInvalidArgument,
+                      "lightning::annotate: the lambda captures two arrays labelled '" +
+                          control->label +
+                          "'; the annotation names captured Views by label, so labels must "
+                          "differ");
+      d.signature.add_array(control->label, control->type, control->rank);
+      arrays.push_back(control->array);
+      params.push_back(control);
+      it = params.end() - 1;
+    }
+    d.arrays.push_back(
+        {static_cast<int>(it - params.begin()), offset_in_wrapper + start, control->rank});
+  }
+  return d;
 }
 
 }  // namespace detail

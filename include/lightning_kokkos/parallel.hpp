@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/data_type.hpp"
+#include "lightning_kokkos/annotate.hpp"
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/kernel.hpp"
 #include "planner/task.hpp"
@@ -25,9 +26,24 @@ struct ReduceTarget {
 
 /// Launches kernel `id` on `functor`'s bytes over the box [lower, upper) of `rank` axes
 /// (asynchronously; a reduction waits for its value).
+/// `description`: the annotation and View slots of a kernel that gives them per launch
+/// (annotated lambdas); null for LIGHTNING_KERNEL functors.
 void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
                    const int64_t* lower, const int64_t* upper, const Distributed& space,
-                   const ReduceTarget* reduce);
+                   const ReduceTarget* reduce, const worker::KernelDescription* description);
+
+/// What dispatch needs of a functor: whether it can run distributed, and its operator()'s
+/// shape (for an annotated lambda, the lambda's).
+template <class F>
+struct DistributedKernel {
+  static constexpr bool valid = is_kernel_v<F>;
+  using Shape = OperatorShape<F>;
+};
+template <class L>
+struct DistributedKernel<AnnotatedLambda<L>> {
+  static constexpr bool valid = true;
+  using Shape = OperatorShape<L>;
+};
 
 /// The index box of a policy: RangePolicy (rank 1) or MDRangePolicy (rank 2, 3).
 template <class Policy>
@@ -57,31 +73,49 @@ template <class Policy>
 struct IsSupportedPolicy<Policy, std::void_t<decltype(PolicyBox<Policy>::rank)>> : std::true_type {
 };
 
+template <class F>
+constexpr bool lists_kokkos_views() {
+  if constexpr (is_kernel_v<F>)
+    return ListsKokkosViews<F>::value;
+  else
+    return false;
+}
+
 /// Checks what can be checked at compile time, then launches `f` over `policy`.
 template <class F, class Policy>
 void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce) {
   static_assert(IsSupportedPolicy<Policy>::value,
                 "lightning::Distributed runs Kokkos::RangePolicy and Kokkos::MDRangePolicy "
                 "(rank 2 or 3); TeamPolicy is not supported");
-  static_assert(is_kernel_v<F>,
+  static_assert(DistributedKernel<F>::valid,
                 "lightning::Distributed runs only functors annotated with LIGHTNING_KERNEL: add "
                 "LIGHTNING_KERNEL(Name, \"annotation\", (members...), operator()...) inside the "
-                "functor");
-  static_assert(!ListsKokkosViews<F>::value,
+                "functor (or wrap a lambda in lightning::annotate(\"annotation\", lambda))");
+  static_assert(!lists_kokkos_views<F>(),
                 "lightning::Distributed: the functor's members are Kokkos::Views; distributed "
                 "kernels use lightning::View (lightning::ViewOf<lightning::Distributed, T*>)");
   static_assert(std::is_void_v<typename Policy::work_tag>,
                 "lightning::Distributed does not support work tags: give the functor one "
                 "operator() without a tag");
-  if constexpr (IsSupportedPolicy<Policy>::value && is_kernel_v<F>) {
+  if constexpr (IsSupportedPolicy<Policy>::value && DistributedKernel<F>::valid) {
     using Box = PolicyBox<Policy>;
-    static_assert(OperatorShape<F>::rank == Box::rank,
+    static_assert(DistributedKernel<F>::Shape::rank == Box::rank,
                   "lightning::Distributed: the functor's operator() takes as many indices as "
                   "the policy has axes (RangePolicy: 1, MDRangePolicy<Rank<N>>: N)");
     int64_t lower[3] = {}, upper[3] = {};
     Box::get(policy, lower, upper);
-    launch_kernel(kernel_registration<F>().id, std::addressof(f), kernel_arrays(f), Box::rank,
-                  lower, upper, policy.space(), reduce);
+    if constexpr (IsAnnotatedLambda<F>::value) {
+      std::vector<ArrayId> arrays;
+      const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(f));
+      const auto* lambda = reinterpret_cast<const unsigned char*>(std::addressof(f.lambda));
+      const worker::KernelDescription description = describe_lambda(
+          f.annotation, lambda, sizeof(f.lambda), static_cast<std::size_t>(lambda - base), arrays);
+      launch_kernel(LambdaKernel<decltype(f.lambda)>::id, base, std::move(arrays), Box::rank, lower,
+                    upper, policy.space(), reduce, &description);
+    } else {
+      launch_kernel(kernel_registration<F>().id, std::addressof(f), kernel_arrays(f), Box::rank,
+                    lower, upper, policy.space(), reduce, nullptr);
+    }
   }
 }
 
@@ -115,11 +149,13 @@ struct ReducerFold<Kokkos::Max<T, S>> {
 /// combining with Reducer (F itself: a sum, as Kokkos does without a reducer).
 template <class F, class Policy, class Reducer>
 void reduce_functor(const F& f, const Policy& policy, void* result) {
-  static_assert(is_kernel_v<F> && OperatorShape<F>::reduces,
-                "lightning::Distributed parallel_reduce: the LIGHTNING_KERNEL functor needs an "
-                "operator()(i[, j[, k]], Value& update) const with an arithmetic Value");
-  if constexpr (is_kernel_v<F> && OperatorShape<F>::reduces) {
-    using Value = typename OperatorShape<F>::value_type;
+  using Shape = typename DistributedKernel<F>::Shape;
+  static_assert(DistributedKernel<F>::valid && Shape::reduces,
+                "lightning::Distributed parallel_reduce: the LIGHTNING_KERNEL functor (or "
+                "annotated lambda) needs an operator()(i[, j[, k]], Value& update) const with an "
+                "arithmetic Value");
+  if constexpr (DistributedKernel<F>::valid && Shape::reduces) {
+    using Value = typename Shape::value_type;
     ReduceTarget target;
     target.result = result;
     target.type = data_type_for<Value>();
@@ -151,7 +187,7 @@ class ParallelFor<F, Policy, lightning::Distributed> {
   ParallelFor(const F& functor, const Policy& policy) : m_functor(functor), m_policy(policy) {}
 
   void execute() const {
-    static_assert(!lightning::detail::OperatorShape<F>::reduces,
+    static_assert(!lightning::detail::DistributedKernel<F>::Shape::reduces,
                   "lightning::Distributed: this functor reduces (its operator() takes a Value& "
                   "update): launch it with parallel_reduce");
     lightning::detail::launch_functor(m_functor, m_policy, nullptr);

@@ -86,6 +86,9 @@ struct ArrayControl {
   ArrayId array;
   uint64_t generation = 0;  ///< of the runtime that created the array
   std::string label;
+  DataType type = DataType::kFloat32;
+  int rank = 0;
+  int64_t extent[3] = {};
 };
 
 /// Creates the array in the runtime (`distribution` null: block along axis 0, one chunk per

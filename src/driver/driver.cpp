@@ -157,19 +157,25 @@ void Driver::read(ArrayId array, const Rect& region, void* host) {
 
 void Driver::launch(const Launch& l) {
   const worker::KernelInfo& info = worker::KernelRegistry::get(l.kernel);
+  const std::string& annotation_text = l.description ? l.description->annotation : info.annotation;
+  const annotation::KernelSignature& signature =
+      l.description ? l.description->signature : info.signature;
+  const std::vector<worker::ArraySlot>& array_slots =
+      l.description ? l.description->arrays : info.arrays;
+  const std::vector<worker::ScalarSlot>& scalar_slots =
+      l.description ? l.description->scalars : info.scalars;
   const int rank = l.domain.rank();
-  const annotation::BoundAnnotation& bound =
-      annotations_.bind(info.annotation, info.signature, rank);
+  const annotation::BoundAnnotation& bound = annotations_.bind(annotation_text, signature, rank);
 
   planner::LaunchRequest r;
   r.kernel = l.kernel;
   r.name = info.name;
   r.annotation = &bound;
   r.arrays = l.arrays;
-  r.arrays.resize(info.signature.params.size());
-  r.scalars.assign(info.signature.params.size(), 0);
+  r.arrays.resize(signature.params.size());
+  r.scalars.assign(signature.params.size(), 0);
   const auto* bytes = static_cast<const uint8_t*>(l.functor);
-  for (const worker::ScalarSlot& s : info.scalars) {
+  for (const worker::ScalarSlot& s : scalar_slots) {
     int64_t v = 0;
     switch (size_of(s.type)) {
       case 1: {
@@ -221,7 +227,8 @@ void Driver::launch(const Launch& l) {
   data->kernel = l.kernel;
   data->name = info.name;
   data->functor.assign(bytes, bytes + info.functor_size);
-  data->extents.resize(info.signature.params.size());
+  data->extents.resize(signature.params.size());
+  data->arrays = array_slots;
   for (size_t p = 0; p < r.arrays.size(); ++p)
     if (r.arrays[p].valid() && planner_.has_array(r.arrays[p]))
       data->extents[p] = planner_.array(r.arrays[p]).extent;

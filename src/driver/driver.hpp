@@ -37,6 +37,8 @@ struct Launch {
   /// ReducerInfo; + * min max fold one value of `reduce_type` (the kernel's value size).
   planner::FoldOp reduce_op = planner::FoldOp::kCustom;
   DataType reduce_type = DataType::kUInt8;
+  /// The kernel's annotation, signature and slots for this launch; null: the registered ones.
+  const worker::KernelDescription* description = nullptr;
 };
 
 /// Runs requests on the workers of this process (the in-process driver; with MPI, rank 0's).

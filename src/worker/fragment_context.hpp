@@ -12,6 +12,7 @@
 #include "core/point.hpp"
 #include "core/rect.hpp"
 #include "planner/task.hpp"
+#include "worker/kernel_registry.hpp"
 
 namespace lightning::worker {
 
@@ -21,7 +22,8 @@ struct LaunchData {
   KernelId kernel;
   std::string name;
   std::vector<uint8_t> functor;
-  std::vector<Point> extents;  ///< per signature parameter (rank 0 for scalars)
+  std::vector<Point> extents;     ///< per signature parameter (rank 0 for scalars)
+  std::vector<ArraySlot> arrays;  ///< where the array handles sit in `functor`
   /// For scalar reductions: how partials start and fold. kCustom: the kernel's ReducerInfo;
   /// otherwise the built-in operator on one `reduce_type` value (its identity to start).
   planner::FoldOp reduce_op = planner::FoldOp::kCustom;

@@ -34,6 +34,15 @@ struct ReducerInfo {
   void (*join)(void* dst, const void* src) = nullptr;
 };
 
+/// What a kernel touches and where its parameters sit in its bytes, when it is given per
+/// launch rather than registered (lambdas: their captures are found at launch time).
+struct KernelDescription {
+  std::string annotation;
+  annotation::KernelSignature signature;
+  std::vector<ArraySlot> arrays;
+  std::vector<ScalarSlot> scalars;
+};
+
 /// Everything the runtime needs to run a kernel on a host device.
 struct KernelInfo {
   std::string name;

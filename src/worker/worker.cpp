@@ -266,7 +266,7 @@ void Worker::run_task(const Task& task) {
                 continue;
               }
               const auto& binding = t.bindings.at(i);
-              for (const ArraySlot& slot : info.arrays)
+              for (const ArraySlot& slot : launch->arrays)
                 if (slot.param == binding.param)
                   bound.push_back({&slot, pointers.at(i), chunks_.at(c).box});
             }
@@ -275,7 +275,7 @@ void Worker::run_task(const Task& task) {
                         device = t.device] {
               const auto start = std::chrono::steady_clock::now();
               std::vector<uint8_t> functor = launch->functor;
-              for (const ArraySlot& slot : info.arrays)  // unbound: nothing to touch
+              for (const ArraySlot& slot : launch->arrays)  // unbound: nothing to touch
                 std::memset(functor.data() + slot.byte_offset, 0, handle_bytes(slot.rank));
               for (const Bound& b : bound)
                 patch_handle(functor.data(), *b.slot, b.data, b.box,

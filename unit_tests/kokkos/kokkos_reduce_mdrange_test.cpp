@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 
+#include "core/error.hpp"
 #include "kokkos_test_kernels.hpp"
 
 namespace {
@@ -151,6 +153,70 @@ TEST(KokkosMDRange, Rank3ForAndReduceMatchHost) {
                           lk_test::Rank3Sum<LView<int64_t***>>{out}, got_sum);
   EXPECT_EQ(got_sum, host_sum);
   EXPECT_NE(got_sum, 0);
+}
+
+TEST(KokkosLambda, AnnotatedLambdasMatchHost) {
+  const int n = 1000;
+  Kokkos::View<float*, Kokkos::HostSpace> hin("in", n), hout("out", n);
+  for (int i = 0; i < n; ++i) hin(i) = float(i % 13);
+  lightning::View<float*> in("in", n, lightning::dist::stencil(128, 1));
+  lightning::View<float*> out("out", n, lightning::dist::block(100));
+  Kokkos::deep_copy(in, hin);
+  const float scale = 0.5f;  // a captured scalar (not named in the annotation)
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(1, n - 1),
+      lightning::annotate(
+          "global i => read in[i-1:i+1], write out[i]",
+          KOKKOS_LAMBDA(const int i) { out(i) = scale * (in(i - 1) + in(i) + in(i + 1)); }));
+  // The same wrapper runs on Kokkos' own spaces as the plain lambda.
+  Kokkos::parallel_for(Kokkos::RangePolicy<Host>(1, n - 1),
+                       lightning::annotate("ignored on host spaces", [=](const int i) {
+                         hout(i) = scale * (hin(i - 1) + hin(i) + hin(i + 1));
+                       }));
+  auto result = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int i = 1; i < n - 1; ++i) ASSERT_EQ(result(i), hout(i)) << i;
+
+  double sum = 0, host_sum = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<Exec>(0, n),
+      lightning::annotate(
+          "global i => read in[i]", KOKKOS_LAMBDA(const int i, double& s) { s += in(i); }),
+      sum);
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
+                          lightning::annotate("", [=](const int i, double& s) { s += hin(i); }),
+                          host_sum);
+  EXPECT_EQ(sum, host_sum);
+}
+
+TEST(KokkosLambda, MistakesAreClearErrors) {
+  lightning::View<float*> a("same", 10), b("same", 10), c("c", 10);
+  try {
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<Exec>(0, 10),
+        lightning::annotate(
+            "global i => write same[i]", KOKKOS_LAMBDA(const int i) { a(i) = b(i); }));
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("two arrays labelled 'same'"), std::string::npos)
+        << e.what();
+  }
+  try {  // the annotation names a View the lambda does not capture
+    Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(0, 10),
+                         lightning::annotate(
+                             "global i => write d[i]", KOKKOS_LAMBDA(const int i) { c(i) = 1; }));
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown array 'd'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("^"), std::string::npos) << e.what();
+  }
+  // The runtime is still usable.
+  Kokkos::parallel_for(
+      Kokkos::RangePolicy<Exec>(0, 10),
+      lightning::annotate(
+          "global i => write c[i]", KOKKOS_LAMBDA(const int i) { c(i) = float(i); }));
+  Kokkos::View<float*, Kokkos::HostSpace> h("h", 10);
+  Kokkos::deep_copy(h, c);
+  EXPECT_EQ(h(7), 7.0f);
 }
 
 }  // namespace

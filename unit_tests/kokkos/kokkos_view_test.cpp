@@ -3,8 +3,8 @@
 
 #include <sstream>
 #include <string>
-#include <vector>
 #include <type_traits>
+#include <vector>
 
 #include "core/error.hpp"
 #include "driver/driver.hpp"
@@ -197,8 +197,7 @@ TEST(KokkosView, DeepCopyOfSubviewRanges) {
     Kokkos::deep_copy(box, Kokkos::subview(a, std::make_pair(0, 13), std::make_pair(0, 16)));
     FAIL() << "no error";
   } catch (const lightning::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'a' (13, 16), Kokkos::View (13, 17)"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("'a' (13, 16), Kokkos::View (13, 17)"), std::string::npos)
         << e.what();
   }
 }
