@@ -1,5 +1,7 @@
 #include "annotation/bound_annotation.hpp"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <optional>
 
@@ -392,6 +394,8 @@ class Binder {
       }
       out_.indices_.push_back(b);
     }
+    if (param.axes_reversed)  // storage order: the last index addresses the first axis
+      std::reverse(out_.indices_.begin() + bound.first_index, out_.indices_.end());
     const uint32_t rule_id = static_cast<uint32_t>(out_.rules_.size());
     out_.rules_.push_back(bound);
 

@@ -16,9 +16,14 @@ struct KernelParam {
   bool is_array = false;
   DataType type = DataType::kInt64;
   int rank = 0;  ///< array rank; 0 for scalars and for rank-0 arrays
+  /// The array is stored with its axes in reverse order (column-major, e.g. a LayoutLeft
+  /// View): the annotation indexes it as the kernel does (`A[i, j]`), regions come out in
+  /// storage order (`[j, i]`).
+  bool axes_reversed = false;
 
   friend bool operator==(const KernelParam& a, const KernelParam& b) {
-    return a.name == b.name && a.is_array == b.is_array && a.type == b.type && a.rank == b.rank;
+    return a.name == b.name && a.is_array == b.is_array && a.type == b.type && a.rank == b.rank &&
+           a.axes_reversed == b.axes_reversed;
   }
 };
 
@@ -39,8 +44,9 @@ struct KernelSignature {
   std::vector<KernelParam> params;
   std::vector<NamedConstant> constants;
 
-  KernelSignature& add_array(std::string name, DataType type, int rank) {
-    params.push_back({std::move(name), true, type, rank});
+  KernelSignature& add_array(std::string name, DataType type, int rank,
+                             bool axes_reversed = false) {
+    params.push_back({std::move(name), true, type, rank, axes_reversed});
     return *this;
   }
   KernelSignature& add_scalar(std::string name, DataType type) {

@@ -94,6 +94,38 @@ DataDistribution DataDistribution::with_placement(Placement placement) const {
   return d;
 }
 
+namespace {
+Point reversed(const Point& p) {
+  Point r = p;
+  for (int a = 0; a < p.rank(); ++a) r[a] = p[p.rank() - 1 - a];
+  return r;
+}
+}  // namespace
+
+DataDistribution DataDistribution::with_axes_reversed(int rank) const {
+  DataDistribution d = *this;
+  if (rank <= 1) return d;
+  if (kind_ == Kind::kGrid) {
+    if (axis_ >= 0) {
+      if (axis_ >= rank)
+        throw Error(ErrorKind::kInvalidArgument, to_string() + " cuts axis " +
+                                                     std::to_string(axis_) + " of a rank-" +
+                                                     std::to_string(rank) + " array");
+      d.axis_ = rank - 1 - axis_;
+    } else {
+      d.shape_ = reversed(shape_);
+    }
+    if (halo_.rank() > 1) d.halo_ = reversed(halo_);
+  } else if (kind_ == Kind::kUserDefined) {
+    for (Chunk& c : d.chunks_) {
+      c.box = Rect(reversed(c.box.lo()), reversed(c.box.hi()));
+      c.owned = c.owned.empty() ? Rect::empty_of_rank(c.owned.rank())
+                                : Rect(reversed(c.owned.lo()), reversed(c.owned.hi()));
+    }
+  }
+  return d;
+}
+
 std::string DataDistribution::to_string() const {
   if (kind_ != Kind::kGrid) return "dist::" + name_;
   std::string s = "dist::" + name_ + "(";

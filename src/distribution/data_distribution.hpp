@@ -46,6 +46,10 @@ class DataDistribution {
   /// Throws Error(kInvalidArgument) for a non-grid distribution.
   DataDistribution with_placement(Placement placement) const;
 
+  /// The same distribution for the array stored with its `rank` axes in reverse order (a
+  /// column-major array): chunk shapes, halos, the cut axis and explicit chunk boxes are
+  /// reversed, so chunk i covers the same elements. Rank 1: the distribution itself.
+  DataDistribution with_axes_reversed(int rank) const;
   /// The chunks of an array of `extent` (rank 1-3; an extent of 0 gives no chunks) on
   /// `devices`. Throws Error(kInvalidArgument) when the distribution does not fit the array
   /// (axis or tile rank beyond the array's rank) and Error(kDistribution) when the chunks are

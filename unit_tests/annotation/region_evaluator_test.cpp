@@ -76,6 +76,27 @@ TEST(Regions, PaperMatmulReadsRowsAndColumns) {
   for (const auto& a : out) EXPECT_TRUE(a.exact) << a.region.to_string();
 }
 
+TEST(Regions, ReversedAxesGiveStorageOrderRegions) {
+  // The matmul again with B stored column-major: the annotation is unchanged, B's extents and
+  // region are in storage order (its columns first).
+  KernelSignature sig;
+  sig.add_array("A", DataType::kFloat32, 2)
+      .add_array("B", DataType::kFloat32, 2, /*axes_reversed=*/true)
+      .add_array("C", DataType::kFloat32, 2);
+  Regions r("global [i, j] => read A[i,:], read B[:,j], write C[i,j]", sig, 2);
+  r.extent(0, {64, 32}).extent(1, {48, 32}).extent(2, {64, 48});
+  auto out = r.per_array(box({16, 8}, {32, 24}), {8, 8});
+  EXPECT_EQ(out[0].region, box({16, 0}, {32, 32}));
+  EXPECT_EQ(out[1].region, box({8, 0}, {24, 32}));
+  EXPECT_EQ(out[2].region, box({16, 8}, {32, 24}));
+  // Rank 3, with an offset on the (user's) middle axis.
+  KernelSignature sig3;
+  sig3.add_array("T", DataType::kFloat64, 3, true);
+  Regions t("global [i, j, k] => read T[i, j+1, k]", sig3, 3);
+  t.extent(0, {10, 10, 10});
+  EXPECT_EQ(t.per_array(box({0, 2, 4}, {1, 3, 5}), {1, 1, 1})[0].region, box({4, 3, 0}, {5, 4, 1}));
+}
+
 TEST(Regions, PaperRowSumReducesIntoOneSlicePerRow) {
   KernelSignature sig = arrays({{"A", 2}, {"sum", 1}});
   Regions r("global [i, j] => read A[i,j], reduce(+) sum[i]", sig, 2);

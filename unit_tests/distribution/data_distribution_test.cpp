@@ -30,6 +30,47 @@ void expect_error(F&& f, ErrorKind kind, const std::string& message) {
   }
 }
 
+// A column-major array is stored with its axes reversed: the reversed distribution of the
+// reversed extent must cut the same element sets (boxes and owned boxes, reversed back).
+TEST(DataDistribution, AxesReversedCutsTheSameElements) {
+  auto rev = [](const Point& p) {
+    Point r = p;
+    for (int a = 0; a < p.rank(); ++a) r[a] = p[p.rank() - 1 - a];
+    return r;
+  };
+  auto rev_box = [&](const Rect& b) {
+    return b.empty() ? Rect::empty_of_rank(b.rank()) : Rect(rev(b.lo()), rev(b.hi()));
+  };
+  const std::vector<Point> extents = {Point{37, 23}, Point{9, 14, 11}};
+  for (const Point& extent : extents) {
+    const int rank = extent.rank();
+    std::vector<DataDistribution> dists = {dist::rows(5),
+                                           dist::columns(4),
+                                           dist::block(rank - 1, 3),
+                                           dist::block_cyclic(1, 6),
+                                           dist::tiles(rank == 2 ? Point{8, 5} : Point{4, 5, 3}),
+                                           dist::stencil(rank == 2 ? Point{10, 7} : Point{4, 4, 4},
+                                                         rank == 2 ? Point{1, 2} : Point{0, 1, 2}),
+                                           dist::replicated()};
+    for (const DataDistribution& d : dists) {
+      const auto original = d.layout(extent, kTwoByTwo).chunks();
+      const auto reversed = d.with_axes_reversed(rank).layout(rev(extent), kTwoByTwo).chunks();
+      ASSERT_EQ(original.size(), reversed.size()) << d.to_string();
+      for (const Chunk& c : original) {
+        bool found = false;
+        for (const Chunk& r : reversed)
+          found |= rev_box(r.box) == c.box && rev_box(r.owned) == c.owned;
+        EXPECT_TRUE(found) << d.to_string() << ": " << c.to_string();
+      }
+    }
+  }
+  const auto user = dist::user_defined(
+      {chunk(Rect(Point{0, 0}, Point{2, 3}), Rect(Point{0, 0}, Point{2, 3}), 0)});
+  EXPECT_EQ(user.with_axes_reversed(2).layout(Point{3, 2}, kTwoByTwo).chunks().front().box,
+            Rect(Point{0, 0}, Point{3, 2}));
+  EXPECT_THROW(dist::block(2, 4).with_axes_reversed(2), Error);
+}
+
 TEST(DataDistribution, StencilOverlapsByTheHaloAndPlacesContiguousRuns) {
   const DataLayout l = dist::stencil(4, 1).layout({10}, DeviceSet::uniform(1, 2));
   const std::vector<Chunk> expect = {chunk(Rect({0}, {5}), Rect({0}, {4}), 0),
