@@ -54,10 +54,10 @@ void check_offset(const worker::KernelInfo& info, const std::string& name, std::
 }  // namespace
 
 void add_array_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
-                      DataType type, int rank) {
+                      DataType type, int rank, bool axes_reversed) {
   check_offset(info, name, offset, 16 + 16 * static_cast<std::size_t>(rank));
   const int param = static_cast<int>(info.signature.params.size());
-  info.signature.add_array(name, type, rank);
+  info.signature.add_array(name, type, rank, axes_reversed);
   info.arrays.push_back({param, static_cast<std::size_t>(offset), rank});
 }
 

@@ -106,7 +106,7 @@ driver::Driver& runtime() {
 }
 
 ArrayControl* create_array(const std::string& label, DataType type, int rank, const int64_t* extent,
-                           const DataDistribution* distribution) {
+                           const DataDistribution* distribution, bool axes_reversed) {
   driver::Driver& d = runtime();
   const Point e = point_of(rank, extent);
   ArrayId id;
@@ -124,6 +124,7 @@ ArrayControl* create_array(const std::string& label, DataType type, int rank, co
   control->label = label;
   control->type = type;
   control->rank = rank;
+  control->axes_reversed = axes_reversed;
   for (int a = 0; a < rank; ++a) control->extent[a] = extent[a];
   {
     std::lock_guard<std::mutex> lock(state().controls_mutex);
@@ -293,7 +294,7 @@ worker::KernelDescription describe_lambda(const char* annotation, const void* la
                           control->label +
                           "'; the annotation names captured Views by label, so labels must "
                           "differ");
-      d.signature.add_array(control->label, control->type, control->rank);
+      d.signature.add_array(control->label, control->type, control->rank, control->axes_reversed);
       arrays.push_back(control->array);
       params.push_back(control);
       it = params.end() - 1;

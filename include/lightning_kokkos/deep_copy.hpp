@@ -14,27 +14,41 @@
 
 namespace lightning::detail {
 
-/// The array and box a deep_copy touches: a whole View or a ViewRange.
+/// The array and box a deep_copy touches (a whole View or a ViewRange), as stored: a
+/// LayoutLeft array's axes are reversed.
 struct DistributedBox {
   const ArrayControl* control = nullptr;
   std::string label;
   int rank = 0;
+  bool axes_reversed = false;
   int64_t lo[3] = {};
   int64_t hi[3] = {};
+  /// Extent of axis `a` in the View's index order.
+  std::size_t extent(int a) const {
+    const int s = axes_reversed ? rank - 1 - a : a;
+    return static_cast<std::size_t>(hi[s] - lo[s]);
+  }
 };
 
 template <class D, class L>
 DistributedBox box_of(const View<D, L>& v) {
-  DistributedBox b{v.impl_control(), v.label(), static_cast<int>(v.rank), {}, {}};
+  DistributedBox b{v.impl_control(),
+                   v.label(),
+                   static_cast<int>(v.rank),
+                   View<D, L>::impl_axes_reversed,
+                   {},
+                   {}};
   for (int a = 0; a < b.rank; ++a) b.hi[a] = v.impl_extents()[a];
   return b;
 }
 template <class D, class L>
 DistributedBox box_of(const ViewRange<D, L>& r) {
-  DistributedBox b{r.view().impl_control(), r.label(), static_cast<int>(r.rank), {}, {}};
+  DistributedBox b{r.view().impl_control(),        r.label(), static_cast<int>(r.rank),
+                   View<D, L>::impl_axes_reversed, {},        {}};
   for (int a = 0; a < b.rank; ++a) {
-    b.lo[a] = r.impl_lo()[a];
-    b.hi[a] = r.impl_hi()[a];
+    const int s = b.axes_reversed ? b.rank - 1 - a : a;
+    b.lo[s] = r.impl_lo()[a];
+    b.hi[s] = r.impl_hi()[a];
   }
   return b;
 }
@@ -48,11 +62,14 @@ struct IsDistributed<ViewRange<D, L>> : std::true_type {};
 template <class T>
 inline constexpr bool is_distributed_v = IsDistributed<std::remove_cv_t<T>>::value;
 
-/// Whether a host Kokkos::View's memory is the box, row-major, with no gaps.
+/// Whether a host Kokkos::View's memory is the box as stored, with no gaps: row-major for a
+/// LayoutRight array, column-major for a LayoutLeft one.
 template <class KView>
-bool is_row_major_contiguous(const KView& v) {
-  return v.span_is_contiguous() &&
-         (KView::rank <= 1 || std::is_same_v<typename KView::array_layout, Kokkos::LayoutRight>);
+bool matches_storage(const KView& v, bool axes_reversed) {
+  if (!v.span_is_contiguous()) return false;
+  if (KView::rank <= 1) return true;
+  return axes_reversed ? std::is_same_v<typename KView::array_layout, Kokkos::LayoutLeft>
+                       : std::is_same_v<typename KView::array_layout, Kokkos::LayoutRight>;
 }
 
 template <class KView, class Dist>
@@ -69,15 +86,18 @@ void check_copy_types() {
 
 template <class KView>
 void check_extents(const DistributedBox& b, const KView& v) {
+  int64_t lo[3] = {}, hi[3] = {};
+  for (int a = 0; a < b.rank; ++a) hi[a] = static_cast<int64_t>(b.extent(a));
   const std::size_t other[3] = {v.extent(0), v.extent(1), v.extent(2)};
-  check_same_extents("deep_copy", b.label, b.rank, b.lo, b.hi, other);
+  check_same_extents("deep_copy", b.label, b.rank, lo, hi, other);
 }
 
-/// A host View of `b`'s extents, row-major, not initialised.
+/// A host View of `b`'s extents in the View's layout (its memory is the box as stored), not
+/// initialised.
 template <class Mirror>
 Mirror host_box(const DistributedBox& b, const std::string& label) {
   auto alloc = Kokkos::view_alloc(label, Kokkos::WithoutInitializing);
-  const auto n = [&](int a) { return static_cast<std::size_t>(b.hi[a] - b.lo[a]); };
+  const auto n = [&](int a) { return b.extent(a); };
   if constexpr (Mirror::rank == 1)
     return Mirror(alloc, n(0));
   else if constexpr (Mirror::rank == 2)
@@ -101,7 +121,7 @@ void deep_copy(const View<DT, DP...>& dst, const Src& src) {
                 "deep_copy: the destination's elements must not be const");
   const lightning::detail::DistributedBox b = lightning::detail::box_of(src);
   lightning::detail::check_extents(b, dst);
-  if (lightning::detail::is_row_major_contiguous(dst)) {
+  if (lightning::detail::matches_storage(dst, b.axes_reversed)) {
     lightning::detail::read_array(b.control, b.rank, b.lo, b.hi, dst.data());
   } else {
     auto tmp = lightning::detail::host_box<typename Src::HostMirror>(b, "lightning::deep_copy");
@@ -121,7 +141,7 @@ void deep_copy(const Dst& dst, const View<ST, SP...>& src) {
                 "deep_copy: cannot write into a lightning::View of const elements");
   const lightning::detail::DistributedBox b = lightning::detail::box_of(dst);
   lightning::detail::check_extents(b, src);
-  if (lightning::detail::is_row_major_contiguous(src)) {
+  if (lightning::detail::matches_storage(src, b.axes_reversed)) {
     lightning::detail::write_array(b.control, b.rank, b.lo, b.hi, src.data());
   } else {
     auto tmp = lightning::detail::host_box<typename Dst::HostMirror>(b, "lightning::deep_copy");
@@ -140,7 +160,8 @@ void deep_copy(const Dst& dst, typename Dst::const_value_type& value) {
   lightning::detail::fill_array(b.control, b.rank, b.lo, b.hi, &value);
 }
 
-/// A host Kokkos::View (LayoutRight, HostSpace) of the same extents; not a copy of the data.
+/// A host Kokkos::View (HostSpace, the View's layout) of the same extents; not a copy of the
+/// data.
 /// (A lightning::View is never host-accessible, so this always allocates.)
 template <class D, class L>
 typename lightning::View<D, L>::HostMirror create_mirror_view(const lightning::View<D, L>& v) {

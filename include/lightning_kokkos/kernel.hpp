@@ -46,7 +46,7 @@ std::string kernel_name(const std::type_info& type, const char* file);
 /// Adds one listed member to `info` (array or scalar parameter and its slot). Throws
 /// Error(kInvalidArgument) naming the member when its offset is outside the functor.
 void add_array_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
-                      DataType type, int rank);
+                      DataType type, int rank, bool axes_reversed);
 void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
                        DataType type);
 /// Registers `info` with the runtime's registry; an error here (e.g. two kernels of one name)
@@ -182,7 +182,7 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
           const std::string& name = names.at(index++);
           if constexpr (is_view_v<M>) {
             add_array_member(info, name, offset, data_type_for<typename M::non_const_value_type>(),
-                             static_cast<int>(M::rank));
+                             static_cast<int>(M::rank), M::impl_axes_reversed);
           } else {
             static_assert(std::is_arithmetic_v<M>,
                           "LIGHTNING_KERNEL: listed members must be lightning::Views or "

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -88,13 +89,14 @@ struct ArrayControl {
   std::string label;
   DataType type = DataType::kFloat32;
   int rank = 0;
-  int64_t extent[3] = {};
+  int64_t extent[3] = {};      ///< as stored
+  bool axes_reversed = false;  ///< a LayoutLeft View's array
 };
 
 /// Creates the array in the runtime (`distribution` null: block along axis 0, one chunk per
-/// device). Returns a control block with count 1.
+/// device); `extent` and `distribution` are as stored. Returns a control block with count 1.
 ArrayControl* create_array(const std::string& label, DataType type, int rank, const int64_t* extent,
-                           const DataDistribution* distribution);
+                           const DataDistribution* distribution, bool axes_reversed);
 /// Deletes the array (asynchronously: after every task using it) and the control block.
 void destroy_array(ArrayControl* control) noexcept;
 /// Transfers of the box [lo, hi) of an array; `host` holds the box, row-major.
@@ -133,8 +135,10 @@ class View {
   using Data = detail::ViewData<DataType>;
   static_assert(Data::rank >= 1 && Data::rank <= 3,
                 "lightning::View supports T*, T** and T*** (rank 1 to 3)");
-  static_assert(std::is_same_v<Layout, Kokkos::LayoutRight>,
-                "lightning::View is row-major: only Kokkos::LayoutRight is supported");
+  static_assert(std::is_same_v<Layout, Kokkos::LayoutRight> ||
+                    std::is_same_v<Layout, Kokkos::LayoutLeft>,
+                "lightning::View is Kokkos::LayoutRight (row-major, the default) or "
+                "Kokkos::LayoutLeft (column-major)");
 
  public:
   using value_type = typename Data::value_type;
@@ -156,7 +160,12 @@ class View {
   using pointer_type = value_type*;
   using const_type = View<const_data_type, Layout>;
   using non_const_type = View<non_const_data_type, Layout>;
-  using HostMirror = Kokkos::View<non_const_data_type, Kokkos::LayoutRight, Kokkos::HostSpace>;
+  using HostMirror = Kokkos::View<non_const_data_type, Layout, Kokkos::HostSpace>;
+  /// A LayoutLeft array (rank 2, 3) is stored with its axes reversed: element (i, j) of the
+  /// View is element (j, i) of the stored, row-major array, so column-major memory order
+  /// holds on every device and in every transfer.
+  static constexpr bool impl_axes_reversed =
+      std::is_same_v<Layout, Kokkos::LayoutLeft> && Data::rank > 1;
 
   static constexpr std::integral_constant<std::size_t, Data::rank> rank{};
   static constexpr std::integral_constant<std::size_t, Data::rank> rank_dynamic{};
@@ -234,23 +243,34 @@ class View {
   KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i, int64_t j) const {
     static_assert(Data::rank == 2, "rank-2 View: two indices");
     check();
-    return handle_(i, j);
+    if constexpr (impl_axes_reversed)
+      return handle_(j, i);
+    else
+      return handle_(i, j);
   }
   KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i, int64_t j, int64_t k) const {
     static_assert(Data::rank == 3, "rank-3 View: three indices");
     check();
-    return handle_(i, j, k);
+    if constexpr (impl_axes_reversed)
+      return handle_(k, j, i);
+    else
+      return handle_(i, j, k);
   }
 
   KOKKOS_INLINE_FUNCTION std::size_t extent(std::size_t r) const {
-    return r < Data::rank ? static_cast<std::size_t>(handle_.extent[r]) : 1;
+    if (r >= Data::rank) return 1;
+    return static_cast<std::size_t>(handle_.extent[impl_axes_reversed ? Data::rank - 1 - r : r]);
   }
   KOKKOS_INLINE_FUNCTION int extent_int(std::size_t r) const { return static_cast<int>(extent(r)); }
-  /// Row-major strides of the whole array (on the host).
+  /// Strides of the whole array in its layout (on the host).
   std::size_t stride(std::size_t r) const {
+    if (r >= Data::rank) return 0;
     std::size_t s = 1;
-    for (std::size_t a = r + 1; a < Data::rank; ++a) s *= extent(a);
-    return r < Data::rank ? s : 0;
+    if (impl_axes_reversed)
+      for (std::size_t a = 0; a < r; ++a) s *= extent(a);
+    else
+      for (std::size_t a = r + 1; a < Data::rank; ++a) s *= extent(a);
+    return s;
   }
   KOKKOS_INLINE_FUNCTION std::size_t size() const {
     std::size_t n = 1;
@@ -288,7 +308,7 @@ class View {
   /// The array's id in the runtime (invalid for a default-constructed View).
   ArrayId impl_array_id() const { return control_ ? control_->array : ArrayId(); }
   const detail::ArrayControl* impl_control() const { return control_; }
-  /// extent[r] as the runtime sees it.
+  /// The extents of the array as stored (reversed for LayoutLeft), as the runtime sees them.
   const int64_t* impl_extents() const { return handle_.extent; }
 
  private:
@@ -300,8 +320,20 @@ class View {
     int64_t e[3] = {};
     int a = 0;
     for (std::size_t n : extents) e[a++] = static_cast<int64_t>(n);
-    control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
-                                    Data::rank, e, distribution);
+    if constexpr (impl_axes_reversed) {
+      std::reverse(e, e + Data::rank);
+      if (distribution) {
+        const DataDistribution stored = distribution->with_axes_reversed(Data::rank);
+        control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
+                                        Data::rank, e, &stored, true);
+      } else {
+        control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
+                                        Data::rank, e, nullptr, true);
+      }
+    } else {
+      control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
+                                      Data::rank, e, distribution, false);
+    }
     for (int r = Data::rank - 1; r >= 0; --r) {
       handle_.extent[r] = e[r];
       handle_.stride[r] = r == Data::rank - 1 ? 1 : handle_.stride[r + 1] * e[r + 1];

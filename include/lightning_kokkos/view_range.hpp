@@ -33,7 +33,9 @@ class ViewRange {
       lo_[a] = lo[a];
       hi_[a] = hi[a];
     }
-    detail::check_range(view_.label(), static_cast<int>(rank), lo_, hi_, view_.impl_extents());
+    int64_t extent[3] = {};
+    for (std::size_t a = 0; a < rank; ++a) extent[a] = static_cast<int64_t>(view_.extent(a));
+    detail::check_range(view_.label(), static_cast<int>(rank), lo_, hi_, extent);
   }
 
   const view_type& view() const { return view_; }
@@ -46,7 +48,7 @@ class ViewRange {
     for (std::size_t a = 0; a < rank; ++a) n *= extent(a);
     return n;
   }
-  /// First index of the box on every axis, and one past the last.
+  /// First index of the box on every axis, and one past the last (in the View's index order).
   const int64_t* impl_lo() const { return lo_; }
   const int64_t* impl_hi() const { return hi_; }
 

@@ -23,7 +23,7 @@ std::string bind_key(std::string_view text, const KernelSignature& sig, int laun
     key += std::to_string(static_cast<int>(p.type));
     key += ',';
     key += std::to_string(p.rank);
-    key += ';';
+    key += p.axes_reversed ? 'r' : ';';
   }
   key += '|';
   for (const NamedConstant& c : sig.constants) {

@@ -41,6 +41,14 @@ class Point {
     return v;
   }
 
+  /// The coordinates in reverse order (axis a becomes axis rank - 1 - a): how a column-major
+  /// array's indices map to its row-major storage.
+  constexpr Point reversed() const {
+    Point r = *this;
+    for (int a = 0; a < rank_; ++a) r.c_[a] = c_[rank_ - 1 - a];
+    return r;
+  }
+
   friend constexpr bool operator==(const Point& a, const Point& b) {
     return a.rank_ == b.rank_ && a.c_ == b.c_;
   }

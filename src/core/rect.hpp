@@ -74,6 +74,11 @@ class Rect {
     }
     return {lo, hi};
   }
+  /// The box with its axes in reverse order (see Point::reversed).
+  Rect reversed() const {
+    if (empty()) return empty_of_rank(rank());
+    return {lo_.reversed(), hi_.reversed()};
+  }
   /// The box moved by `offset`.
   Rect shifted(const Point& offset) const {
     if (empty()) return *this;

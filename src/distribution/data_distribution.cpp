@@ -94,14 +94,6 @@ DataDistribution DataDistribution::with_placement(Placement placement) const {
   return d;
 }
 
-namespace {
-Point reversed(const Point& p) {
-  Point r = p;
-  for (int a = 0; a < p.rank(); ++a) r[a] = p[p.rank() - 1 - a];
-  return r;
-}
-}  // namespace
-
 DataDistribution DataDistribution::with_axes_reversed(int rank) const {
   DataDistribution d = *this;
   if (rank <= 1) return d;
@@ -113,14 +105,13 @@ DataDistribution DataDistribution::with_axes_reversed(int rank) const {
                                                      std::to_string(rank) + " array");
       d.axis_ = rank - 1 - axis_;
     } else {
-      d.shape_ = reversed(shape_);
+      d.shape_ = shape_.reversed();
     }
-    if (halo_.rank() > 1) d.halo_ = reversed(halo_);
+    if (halo_.rank() > 1) d.halo_ = halo_.reversed();
   } else if (kind_ == Kind::kUserDefined) {
     for (Chunk& c : d.chunks_) {
-      c.box = Rect(reversed(c.box.lo()), reversed(c.box.hi()));
-      c.owned = c.owned.empty() ? Rect::empty_of_rank(c.owned.rank())
-                                : Rect(reversed(c.owned.lo()), reversed(c.owned.hi()));
+      c.box = c.box.reversed();
+      c.owned = c.owned.reversed();
     }
   }
   return d;

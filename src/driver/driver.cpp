@@ -219,7 +219,19 @@ void Driver::launch(const Launch& l) {
     if (!follow)
       throw Error(ErrorKind::kInvalidArgument,
                   "kernel '" + info.name + "' touches no array: give it a work distribution");
-    r.work = work::like(*planner_.array(r.arrays.at(follow->param)).layout);
+    const DataLayout& layout = *planner_.array(r.arrays.at(follow->param)).layout;
+    if (signature.params[static_cast<size_t>(follow->param)].axes_reversed) {
+      // A column-major array: its chunks, seen in the kernel's index order.
+      std::vector<Chunk> chunks = layout.chunks();
+      for (Chunk& c : chunks) {
+        c.box = c.box.reversed();
+        c.owned = c.owned.reversed();
+      }
+      r.work =
+          work::like(DataLayout(layout.extent().reversed(), std::move(chunks), layout.devices()));
+    } else {
+      r.work = work::like(layout);
+    }
   }
 
   worker::FragmentContext context;

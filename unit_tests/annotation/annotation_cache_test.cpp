@@ -36,6 +36,13 @@ TEST(AnnotationCache, BindsPerSignatureAndLaunchRank) {
   renamed.add_array("A", DataType::kFloat64, 1);
   EXPECT_NE(&cache.bind(text, renamed, 1), &one);
   EXPECT_EQ(cache.bound_count(), 3u);
+  // The same names and types stored column-major bind differently (regions in storage order).
+  KernelSignature matrix, column_major;
+  matrix.add_array("A", DataType::kFloat64, 2);
+  column_major.add_array("A", DataType::kFloat64, 2, /*axes_reversed=*/true);
+  const char* text2 = "global [i, j] => read A[i, j]";
+  EXPECT_NE(&cache.bind(text2, matrix, 2), &cache.bind(text2, column_major, 2));
+  EXPECT_EQ(cache.bound_count(), 5u);
 }
 
 TEST(AnnotationCache, DoesNotCacheFailures) {

@@ -33,14 +33,6 @@ void expect_error(F&& f, ErrorKind kind, const std::string& message) {
 // A column-major array is stored with its axes reversed: the reversed distribution of the
 // reversed extent must cut the same element sets (boxes and owned boxes, reversed back).
 TEST(DataDistribution, AxesReversedCutsTheSameElements) {
-  auto rev = [](const Point& p) {
-    Point r = p;
-    for (int a = 0; a < p.rank(); ++a) r[a] = p[p.rank() - 1 - a];
-    return r;
-  };
-  auto rev_box = [&](const Rect& b) {
-    return b.empty() ? Rect::empty_of_rank(b.rank()) : Rect(rev(b.lo()), rev(b.hi()));
-  };
   const std::vector<Point> extents = {Point{37, 23}, Point{9, 14, 11}};
   for (const Point& extent : extents) {
     const int rank = extent.rank();
@@ -54,12 +46,13 @@ TEST(DataDistribution, AxesReversedCutsTheSameElements) {
                                            dist::replicated()};
     for (const DataDistribution& d : dists) {
       const auto original = d.layout(extent, kTwoByTwo).chunks();
-      const auto reversed = d.with_axes_reversed(rank).layout(rev(extent), kTwoByTwo).chunks();
+      const auto reversed =
+          d.with_axes_reversed(rank).layout(extent.reversed(), kTwoByTwo).chunks();
       ASSERT_EQ(original.size(), reversed.size()) << d.to_string();
       for (const Chunk& c : original) {
         bool found = false;
         for (const Chunk& r : reversed)
-          found |= rev_box(r.box) == c.box && rev_box(r.owned) == c.owned;
+          found |= r.box.reversed() == c.box && r.owned.reversed() == c.owned;
         EXPECT_TRUE(found) << d.to_string() << ": " << c.to_string();
       }
     }

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kokkos_test_kernels.hpp"
@@ -153,6 +155,74 @@ TEST(KokkosMDRange, Rank3ForAndReduceMatchHost) {
                           lk_test::Rank3Sum<LView<int64_t***>>{out}, got_sum);
   EXPECT_EQ(got_sum, host_sum);
   EXPECT_NE(got_sum, 0);
+}
+
+TEST(KokkosLayoutLeft, ColumnMajorViewsInKernelsCopiesAndRanges) {
+  using Left = Kokkos::LayoutLeft;
+  const int n = 37, m = 37;
+  Kokkos::View<float**, Left, Kokkos::HostSpace> ha("a", n, m), hb("b", n, m);
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> hc("c", n, m);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      ha(i, j) = float(i * m + j);
+      hb(i, j) = float((i * 3 + j * 5) % 11);
+    }
+  // Distributions name the View's axes: rows of a LayoutLeft View are rows.
+  lightning::View<float**, Left> a("a", n, m, lightning::dist::rows(8));
+  lightning::View<float**, Left> b("b", n, m, lightning::dist::tiles({10, 16}));
+  lightning::View<float**> c("c", n, m, lightning::dist::columns(9));
+  EXPECT_EQ(a.extent(0), std::size_t(n));
+  EXPECT_EQ(a.stride(0), 1u);
+  EXPECT_EQ(a.stride(1), std::size_t(n));
+  static_assert(std::is_same_v<decltype(Kokkos::create_mirror_view(a))::array_layout, Left>);
+  Kokkos::deep_copy(a, ha);  // column-major host memory: copied as is
+  Kokkos::deep_copy(b, hb);
+
+  using KPolicy = Kokkos::MDRangePolicy<Host, Kokkos::Rank<2>>;
+  using LPolicy = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>;
+  Kokkos::parallel_for(KPolicy({0, 0}, {n, m}),
+                       lk_test::ScaleAddTransposed<decltype(ha), decltype(hc)>{ha, hb, hc, 2});
+  Kokkos::parallel_for(LPolicy({0, 0}, {n, m}),
+                       lk_test::ScaleAddTransposed<decltype(a), decltype(c)>{a, b, c, 2});
+  auto result = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ASSERT_EQ(result(i, j), hc(i, j)) << i << ", " << j;
+
+  // A range of a LayoutLeft View, into a row-major host view (through a temporary).
+  Kokkos::View<float**, Kokkos::HostSpace> part("part", 5, 3);
+  Kokkos::deep_copy(part, Kokkos::subview(a, std::make_pair(30, 35), std::make_pair(2, 5)));
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 3; ++j) ASSERT_EQ(part(i, j), ha(30 + i, 2 + j));
+  Kokkos::deep_copy(Kokkos::subview(a, Kokkos::ALL, std::make_pair(0, 1)), -1.0f);
+  auto back = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ASSERT_EQ(back(i, j), j == 0 ? -1.0f : ha(i, j));
+
+  // Rank 3, and a reduction over it.
+  Kokkos::View<int64_t***, Left, Kokkos::HostSpace> hin("in", 5, 6, 7), hout("out", 5, 6, 7);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 7; ++k) hin(i, j, k) = i * 100 + j * 10 + k;
+  lightning::View<int64_t***, Left> in("in", 5, 6, 7, lightning::dist::block(1, 2));
+  lightning::View<int64_t***, Left> out("out", 5, 6, 7);
+  Kokkos::deep_copy(in, hin);
+  using KPolicy3 = Kokkos::MDRangePolicy<Host, Kokkos::Rank<3>>;
+  using LPolicy3 = Kokkos::MDRangePolicy<Exec, Kokkos::Rank<3>>;
+  Kokkos::parallel_for(KPolicy3({0, 0, 0}, {5, 6, 7}),
+                       lk_test::Rank3<decltype(hin), decltype(hout)>{hin, hout});
+  Kokkos::parallel_for(LPolicy3({0, 0, 0}, {5, 6, 7}),
+                       lk_test::Rank3<decltype(in), decltype(out)>{in, out});
+  int64_t host_sum = 0, got_sum = 0;
+  Kokkos::parallel_reduce(KPolicy3({0, 1, 2}, {5, 6, 7}), lk_test::Rank3Sum<decltype(hout)>{hout},
+                          host_sum);
+  Kokkos::parallel_reduce(LPolicy3({0, 1, 2}, {5, 6, 7}), lk_test::Rank3Sum<decltype(out)>{out},
+                          got_sum);
+  EXPECT_EQ(got_sum, host_sum);
+  auto out_back = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  for (int i = 0; i < 5; ++i)
+    for (int j = 0; j < 6; ++j)
+      for (int k = 0; k < 7; ++k)
+        ASSERT_EQ(out_back(i, j, k), hout(i, j, k)) << i << ", " << j << ", " << k;
 }
 
 TEST(KokkosLambda, AnnotatedLambdasMatchHost) {
