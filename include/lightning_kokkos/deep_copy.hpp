@@ -165,7 +165,8 @@ void deep_copy(const Dst& dst, typename Dst::const_value_type& value) {
 /// (A lightning::View is never host-accessible, so this always allocates.)
 template <class D, class L>
 typename lightning::View<D, L>::HostMirror create_mirror_view(const lightning::View<D, L>& v) {
-  return v.impl_host_view(v.label() + "_mirror");
+  return lightning::detail::host_box<typename lightning::View<D, L>::HostMirror>(
+      lightning::detail::box_of(v), v.label() + "_mirror");
 }
 template <class D, class L>
 typename lightning::View<D, L>::HostMirror create_mirror(const lightning::View<D, L>& v) {

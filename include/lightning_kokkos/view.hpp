@@ -289,16 +289,6 @@ class View {
     else
       return Layout(extent(0), extent(1), extent(2));
   }
-  /// A new host view of the same extents (not initialised).
-  HostMirror impl_host_view(const std::string& label) const {
-    auto alloc = Kokkos::view_alloc(label, Kokkos::WithoutInitializing);
-    if constexpr (Data::rank == 1)
-      return HostMirror(alloc, extent(0));
-    else if constexpr (Data::rank == 2)
-      return HostMirror(alloc, extent(0), extent(1));
-    else
-      return HostMirror(alloc, extent(0), extent(1), extent(2));
-  }
   std::string label() const { return control_ ? control_->label : std::string(); }
   int use_count() const {
     return control_ ? static_cast<int>(control_->count.load(std::memory_order_relaxed)) : 0;

@@ -10,12 +10,10 @@
 
 namespace {
 
-using Host = Kokkos::DefaultHostExecutionSpace;
-using Exec = lightning::Distributed;
-template <class D>
-using KView = Kokkos::View<D, Kokkos::LayoutRight, Kokkos::HostSpace>;
-template <class D>
-using LView = lightning::View<D>;
+using lk_test::Exec;
+using lk_test::Host;
+using lk_test::KView;
+using lk_test::LView;
 
 TEST(KokkosDispatch, SaxpyMatchesHost) {
   const int n = 1000;

@@ -12,12 +12,10 @@
 
 namespace {
 
-using Host = Kokkos::DefaultHostExecutionSpace;
-using Exec = lightning::Distributed;
-template <class D>
-using KView = Kokkos::View<D, Kokkos::LayoutRight, Kokkos::HostSpace>;
-template <class D>
-using LView = lightning::View<D>;
+using lk_test::Exec;
+using lk_test::Host;
+using lk_test::KView;
+using lk_test::LView;
 
 template <class D>
 LView<D> distributed_copy_1d(const KView<D>& h, const lightning::DataDistribution& dist) {

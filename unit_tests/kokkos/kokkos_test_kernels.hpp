@@ -9,6 +9,14 @@
 
 namespace lk_test {
 
+/// The two spaces every test compares, and their View types.
+using Host = Kokkos::DefaultHostExecutionSpace;
+using Exec = lightning::Distributed;
+template <class D>
+using KView = Kokkos::View<D, Kokkos::LayoutRight, Kokkos::HostSpace>;
+template <class D>
+using LView = lightning::View<D>;
+
 template <class X, class Y>
 struct Saxpy {
   X x;
