@@ -175,6 +175,20 @@ TEST(KokkosDispatch, LightningViewsOnAnotherSpaceAreAClearError) {
   EXPECT_EQ(h(9), 3.0f);
 }
 
+TEST(KokkosDispatch, AnnotationNamingANonMemberIsAClearError) {
+  LView<float*> x("x", 10);
+  try {
+    Kokkos::parallel_for("misnamed", Kokkos::RangePolicy<Exec>(0, 10), lk_test::Misnamed{x});
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("annotation:1:19: unknown array 'y' (kernel has: x)"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("^"), std::string::npos) << what;
+  }
+  Kokkos::fence();  // nothing was submitted; the runtime is usable
+}
+
 TEST(KokkosDispatch, EmptyViewMemberIsRefused) {
   LView<float*> x;
   EXPECT_THROW(

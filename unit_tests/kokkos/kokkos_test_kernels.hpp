@@ -122,6 +122,13 @@ struct Rank3Sum {
           const { sum += in(i, j, k); })
 };
 
+/// Its annotation names 'y', which is not among its members.
+struct Misnamed {
+  lightning::View<float*> x;
+  LIGHTNING_KERNEL(
+      Misnamed, "global i => write y[i]", (x), void operator()(const int64_t i) const { x(i) = 0; })
+};
+
 /// Fails on one element.
 struct Cursed {
   lightning::View<float*> x;
