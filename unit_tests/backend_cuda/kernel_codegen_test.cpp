@@ -76,7 +76,10 @@ TEST(KernelCodegen, FunctorStructHasHostLayoutWithGapsAndChecks) {
                        "box, void* partials)"))
       << s;
   EXPECT_TRUE(contains(s, "g.x.rebase();\n  g.y.rebase();")) << s;
-  EXPECT_TRUE(contains(s, "g(box.lo[0] + t);")) << s;
+  EXPECT_TRUE(contains(s, "g(lo0 + t);")) << s;
+  EXPECT_TRUE(contains(s, "const int64_t volume = (box.hi[0] - box.lo[0]);")) << s;
+  EXPECT_TRUE(contains(s, "if (box.hi[0] <= limit && volume + stride <= limit)")) << s;
+  EXPECT_TRUE(contains(s, "run_threads<int64_t>(g, box, volume, stride);")) << s;
   EXPECT_FALSE(contains(s, "partials)[")) << "no reduction epilogue for parallel_for";
   compile(g);
 }
@@ -144,7 +147,7 @@ TEST(KernelCodegen, RankTwoAndThreeIndicesFromTheLaunchBox) {
   info.device.param_offsets = {0};
   info.device.index_rank = 2;
   GeneratedKernel g = generate_kernel(info, {});
-  EXPECT_TRUE(contains(g.source, "g(box.lo[0] + t / n1, box.lo[1] + t % n1);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "g(lo0 + t / n1, lo1 + t % n1);")) << g.source;
   compile(g);
 
   info.name = "test::Fill3";
@@ -155,7 +158,8 @@ TEST(KernelCodegen, RankTwoAndThreeIndicesFromTheLaunchBox) {
       "void operator()(int i, int j, int k) const { m(i, j, k) = m.size() + i + j + k; }";
   info.device.index_rank = 3;
   g = generate_kernel(info, {});
-  EXPECT_TRUE(contains(g.source, "box.lo[1] + r / n2, box.lo[2] + r % n2);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "g(lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2);"))
+      << g.source;
   compile(g);
 }
 
@@ -176,7 +180,9 @@ TEST(KernelCodegen, ReductionWritesOnePartialPerBlock) {
   const GeneratedKernel g = generate_kernel(info, spec);
   EXPECT_TRUE(contains(g.source, "__launch_bounds__(128)")) << g.source;
   EXPECT_TRUE(contains(g.source, "double value = double(0);")) << g.source;
-  EXPECT_TRUE(contains(g.source, "g(box.lo[0] + t, value);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "g(lo0 + t, value);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "run_threads<int64_t>(g, box, volume, stride, value);"))
+      << g.source;
   EXPECT_TRUE(contains(g.source, "__shared__ double scratch[128];")) << g.source;
   EXPECT_TRUE(contains(g.source, "static_cast<double*>(partials)[blockIdx.x] = scratch[0];"))
       << g.source;

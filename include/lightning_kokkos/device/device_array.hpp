@@ -13,10 +13,11 @@ namespace lightning {
 /// ArrayHandle<T, Rank> (the runtime patches them per chunk), so it stands in for a
 /// lightning::View member of a functor and for a ported kernel's array parameter.
 ///
-/// No per-access cost over a raw pointer: the generated entry point calls rebase() once,
-/// which folds the chunk offset into `data` (as the paper's types do on construction), and
-/// the last axis has unit stride by the runtime's contract (chunks are row-major over their
-/// box), so `a(i, j)` is `data[i * stride[0] + j]`.
+/// No per-access cost over a raw pointer: the generated entry point calls rebase() once on
+/// every array, which folds the chunk offset into `data` (as the paper's types do on
+/// construction), so element access subtracts nothing; and the last axis has unit stride
+/// by the runtime's contract (chunks are row-major over their box), so `a(i, j)` is
+/// `data[i * stride[0] + j]`. Element access is valid only after rebase().
 template <class T, int Rank>
 struct DeviceArray {
   static_assert(Rank >= 1 && Rank <= 3, "arrays have 1 to 3 axes");
@@ -25,7 +26,7 @@ struct DeviceArray {
 
   ArrayHandle<T, Rank> handle;
 
-  /// Folds the chunk offset into the data pointer; element access then subtracts nothing.
+  /// Folds the chunk offset into the data pointer (once, before any element access).
   LIGHTNING_INLINE void rebase() {
     handle.data -= handle.offset;
     handle.offset = 0;
@@ -33,15 +34,15 @@ struct DeviceArray {
 
   LIGHTNING_INLINE T& operator()(int64_t i) const {
     static_assert(Rank == 1, "rank-1 array: one index");
-    return handle.data[i - handle.offset];
+    return handle.data[i];
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j) const {
     static_assert(Rank == 2, "rank-2 array: two indices");
-    return handle.data[i * handle.stride[0] + j - handle.offset];
+    return handle.data[i * handle.stride[0] + j];
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j, int64_t k) const {
     static_assert(Rank == 3, "rank-3 array: three indices");
-    return handle.data[i * handle.stride[0] + j * handle.stride[1] + k - handle.offset];
+    return handle.data[i * handle.stride[0] + j * handle.stride[1] + k];
   }
   /// `a[i]`, as a ported kernel indexed its raw pointer (rank 1).
   LIGHTNING_INLINE T& operator[](int64_t i) const { return (*this)(i); }

@@ -199,32 +199,63 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
 
   const int block = spec.block_size;
   const std::string value_type(name_of(spec.reduce_type));
+  const std::string value_param = reduces ? ", " + value_type + "& value" : "";
+  const std::string extra = reduces ? ", value" : "";
+  // The threads' loop, for 32- or 64-bit index arithmetic (32 bits halve the instructions
+  // per index, which memory-bound kernels at full bandwidth notice). Not unrolled: the
+  // grid usually covers the box, one index per thread, and unrolling costs every thread a
+  // trip-count division.
+  out << "namespace lightning_generated {\n\n"
+      << "template <class I>\n"
+      << "__device__ __forceinline__ void run_threads(const Functor& g, "
+         "const lightning::jit::LaunchBox& box, const I volume, const I stride"
+      << value_param << ") {\n"
+      << "  const I lo0 = static_cast<I>(box.lo[0]);\n";
+  if (rank >= 2)
+    out << "  const I lo1 = static_cast<I>(box.lo[1]);\n"
+        << "  const I n1 = static_cast<I>(box.hi[1] - box.lo[1]);\n";
+  if (rank == 3)
+    out << "  const I lo2 = static_cast<I>(box.lo[2]);\n"
+        << "  const I n2 = static_cast<I>(box.hi[2] - box.lo[2]);\n";
+  out << "#pragma unroll 1\n"
+      << "  for (I t = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + "
+         "static_cast<I>(threadIdx.x);\n"
+      << "       t < volume; t += stride) {\n";
+  if (rank == 1) {
+    out << "    g(lo0 + t" << extra << ");\n";
+  } else if (rank == 2) {
+    out << "    g(lo0 + t / n1, lo1 + t % n1" << extra << ");\n";
+  } else {
+    out << "    const I r = t % (n1 * n2);\n"
+        << "    g(lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2" << extra << ");\n";
+  }
+  out << "  }\n}\n\n}  // namespace lightning_generated\n\n";
+
   out << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kEntryName
       << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
          "void* partials) {\n"
       << "  lightning_generated::Functor g = f;  // local copy: offsets folded in once\n"
       << rebase_arrays(members, "g");
-  if (rank >= 2) out << "  const int64_t n1 = box.hi[1] - box.lo[1];\n";
-  if (rank == 3) out << "  const int64_t n2 = box.hi[2] - box.lo[2];\n";
-  out << "  const int64_t volume = (box.hi[0] - box.lo[0])" << (rank >= 2 ? " * n1" : "")
-      << (rank == 3 ? " * n2" : "") << ";\n";
   if (reduces)
     out << "  " << value_type << " value = " << identity_literal(spec.reduce_op, spec.reduce_type)
         << ";\n";
-  out << "  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; "
-         "t < volume;\n"
-      << "       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {\n";
-  const std::string extra = reduces ? ", value" : "";
-  if (rank == 1) {
-    out << "    g(box.lo[0] + t" << extra << ");\n";
-  } else if (rank == 2) {
-    out << "    g(box.lo[0] + t / n1, box.lo[1] + t % n1" << extra << ");\n";
-  } else {
-    out << "    const int64_t r = t % (n1 * n2);\n"
-        << "    g(box.lo[0] + t / (n1 * n2), box.lo[1] + r / n2, box.lo[2] + r % n2" << extra
-        << ");\n";
-  }
-  out << "  }\n";
+  // 32 bits when every index, the volume and the last loop step fit (they do for any
+  // superblock of fewer than 2^31 threads in arrays of fewer than 2^31 rows). Only the
+  // operator's axes are looked at: the others are 0..1 by the ABI.
+  out << "  const int64_t limit = 0x7fffffff;\n"
+      << "  const int64_t volume = ";
+  for (int a = 0; a < rank; ++a)
+    out << (a ? " * " : "") << "(box.hi[" << a << "] - box.lo[" << a << "])";
+  out << ";\n"
+      << "  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;\n"
+      << "  if (";
+  for (int a = 0; a < rank; ++a) out << "box.hi[" << a << "] <= limit && ";
+  out << "volume + stride <= limit)\n"
+      << "    lightning_generated::run_threads<int32_t>(g, box, static_cast<int32_t>(volume), "
+         "static_cast<int32_t>(stride)"
+      << extra << ");\n"
+      << "  else\n"
+      << "    lightning_generated::run_threads<int64_t>(g, box, volume, stride" << extra << ");\n";
   if (reduces) {
     // Tree over the block in shared memory; any block size up to the baked one.
     out << "  __shared__ " << value_type << " scratch[" << block << "];\n"
@@ -266,6 +297,7 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
       << "  lightning_generated::Params g = f;  // local copy: offsets folded in once\n"
       << rebase_arrays(members, "g") << "  const int64_t first = box.lo[0] / blockDim.x;\n"
       << "  const int64_t blocks = (box.hi[0] - box.lo[0] + blockDim.x - 1) / blockDim.x;\n"
+      << "#pragma unroll 1\n"
       << "  for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {\n"
       << "    " << info.device.function << "(dim3(static_cast<unsigned>(first + b), 0, 0)";
   for (const auto& p : info.signature.params) out << ", g." << p.name;
