@@ -3,6 +3,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include "driver/driver.hpp"
 #include "lightning_kokkos/runtime.hpp"
@@ -10,6 +11,17 @@
 namespace lightning {
 
 namespace detail {
+
+namespace {
+// A ported kernel's host entry point: it has GPU code only, so a superblock placed on an
+// emulated host device fails its task with this (the worker adds kernel, superblock and
+// device; the next fence throws it).
+void ported_kernel_on_host(const void*, const Rect&, void*) {
+  throw std::runtime_error(
+      "ported CUDA kernels run on GPU devices only, not on emulated host devices "
+      "(LIGHTNING_DEVICES=cuda)");
+}
+}  // namespace
 
 worker::KernelInfo ported_kernel_info(const std::string& name, const std::string& source,
                                       const std::string& function,
@@ -50,6 +62,7 @@ worker::KernelInfo ported_kernel_info(const std::string& name, const std::string
   }
   info.functor_size = (at + 7) / 8 * 8;
   if (info.functor_size == 0) info.functor_size = 8;
+  info.run_host = &ported_kernel_on_host;
   info.device.kind = worker::DeviceCodeKind::kPorted;
   info.device.source = source;
   info.device.function = function;

@@ -17,7 +17,7 @@
 //
 // Construct kernels at namespace scope (static initialisation), like LIGHTNING_KERNEL, so
 // every process of a program registers the same kernels. GPU devices only: a launch whose
-// superblocks land on a host device fails at the next fence.
+// superblocks land on an emulated host device fails its tasks, reported at the next fence.
 #pragma once
 
 #include <cstdint>
@@ -115,7 +115,8 @@ class CudaKernel {
 
 namespace detail {
 /// The KernelInfo of a ported kernel: signature, packed layout (arrays as ArrayHandles,
-/// 8-aligned; scalars naturally aligned), DeviceCode kPorted, no host entry point. Throws
+/// 8-aligned; scalars naturally aligned), DeviceCode kPorted, and a host entry point that
+/// fails the task (GPU devices only). Throws
 /// Error(kInvalidArgument) for a bad parameter. (Out of line: also used by tests.)
 worker::KernelInfo ported_kernel_info(const std::string& name, const std::string& source,
                                       const std::string& function,

@@ -4,7 +4,6 @@
 
 #include <cstring>
 #include <map>
-#include <stdexcept>
 
 #include "backend/host/region_ops.hpp"
 #include "core/error.hpp"
@@ -271,8 +270,6 @@ void Worker::run_task(const Task& task) {
                              launch->extents.at(b.slot->param));
               if (partial) info.reducer.init(partial);
               try {
-                if (!info.run_host)  // e.g. a ported CUDA kernel sent to a host device
-                  throw std::runtime_error("it has no host code (GPU devices only)");
                 info.run_host(functor.data(), superblock, partial);
               } catch (const std::exception& e) {
                 throw Error(ErrorKind::kTask, "kernel '" + launch->name +
