@@ -14,7 +14,11 @@ install(TARGETS lightning_kokkos EXPORT LightningKokkosTargets
 # ...) still include runtime headers from src/ and are installed once they stand alone.
 install(FILES include/lightning_kokkos/lightning_kokkos.hpp include/lightning_kokkos/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos)
+# The device headers are plain C++ (also compiled by NVRTC): they stand alone.
 install(FILES include/lightning_kokkos/device/array_handle.hpp
+              include/lightning_kokkos/device/device_array.hpp
+              include/lightning_kokkos/device/kokkos_macros.hpp
+              include/lightning_kokkos/device/launch_box.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/device)
 install(FILES ${PROJECT_BINARY_DIR}/include/lightning_kokkos/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos)
