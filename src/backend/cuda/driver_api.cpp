@@ -26,8 +26,7 @@ const DriverApi& DriverApi::get() {
   static const Loaded loaded = []() -> Loaded {
     void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr)
-      return {nullptr,
-              std::string("no CUDA driver on this machine (libcuda.so.1: ") + dlerror() + ")"};
+      return {nullptr, std::string("no CUDA driver on this machine (") + dlerror() + ")"};
     auto* api = new DriverApi();
     api->library_ = library;
     std::string missing;
