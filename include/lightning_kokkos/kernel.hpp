@@ -81,6 +81,7 @@ KernelRegistration register_kernel(const char* annotation, const char* members, 
   info.annotation = annotation;
   info.functor_size = sizeof(F);
   info.run_host = &worker::run_native<F, rank>;
+  info.device.index_rank = rank;
   const std::vector<std::string> names = split_member_list(members);
   const F probe{};
   const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));

@@ -10,6 +10,7 @@
 #include "annotation/kernel_signature.hpp"
 #include "core/ids.hpp"
 #include "core/rect.hpp"
+#include "worker/device_code.hpp"
 
 namespace lightning::worker {
 
@@ -47,6 +48,7 @@ struct KernelInfo {
   /// (already initialised), others get nullptr.
   void (*run_host)(const void* functor, const Rect& threads, void* partial) = nullptr;
   ReducerInfo reducer;  ///< value_size 0: not a reduction kernel
+  DeviceCode device;    ///< GPU source; kind kNone: host devices only
 };
 
 /// The process's kernels. Written only during static initialisation (and by tests, before
@@ -61,6 +63,8 @@ class KernelRegistry {
   static bool contains(KernelId id);
   /// The id a kernel called `name` gets: a 64-bit hash of the name.
   static KernelId id_of(const std::string& name);
+  /// Every registered kernel's id, in no particular order (e.g. to compile them all).
+  static std::vector<KernelId> ids();
 };
 
 }  // namespace lightning::worker
