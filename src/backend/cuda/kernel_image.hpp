@@ -3,9 +3,7 @@
 // tests).
 #pragma once
 
-#include <string>
-#include <vector>
-
+#include "backend/cuda/jit_cache.hpp"
 #include "worker/kernel_registry.hpp"
 
 namespace lightning::cuda {
@@ -13,10 +11,7 @@ namespace lightning::cuda {
 /// A loadable image of one kernel: cuModuleLoadData takes `cubin`; `entry` names the
 /// generated `extern "C" __global__ void entry(Functor f, lightning::jit::LaunchBox box,
 /// void* partials)` (see lightning_kokkos/device/launch_box.hpp for the ABI).
-struct KernelImage {
-  std::vector<char> cubin;
-  std::string entry;
-};
+using KernelImage = CompiledKernel;
 
 /// Produces kernel images; shared by every GPU of a process, so implementations are
 /// thread-safe. An image returned stays valid and unchanged for the source's lifetime.
