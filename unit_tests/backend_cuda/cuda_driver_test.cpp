@@ -56,6 +56,12 @@ struct Saxpy {
   LIGHTNING_TEST_BODY(void operator()(const int64_t i) const { y(i) = a * x(i) + y(i); })
 };
 
+struct Dot {
+  ArrayHandle<const double, 1> a;
+  ArrayHandle<const double, 1> b;
+  LIGHTNING_TEST_BODY(void operator()(const int64_t i, double& acc) const { acc += a(i) * b(i); })
+};
+
 template <class F>
 worker::KernelInfo with_gpu_source(worker::KernelInfo info, std::vector<size_t> offsets, int rank) {
   info.device.kind = worker::DeviceCodeKind::kFunctorBody;
@@ -91,6 +97,15 @@ const KernelId kSaxpy = KernelRegistry::add(with_gpu_source<Saxpy>(
                             {{0, offsetof(Saxpy, x), 1}, {1, offsetof(Saxpy, y), 1}}),
     {offsetof(Saxpy, x), offsetof(Saxpy, y), offsetof(Saxpy, a)}, 1));
 
+const KernelId kDot = KernelRegistry::add(
+    with_gpu_source<Dot>(worker::native_reduce_kernel<Dot, 1, double>(
+                             "cuda_test::dot", "global i => read a[i], read b[i]",
+                             KernelSignature()
+                                 .add_array("a", DataType::kFloat64, 1)
+                                 .add_array("b", DataType::kFloat64, 1),
+                             {{0, offsetof(Dot, a), 1}, {1, offsetof(Dot, b), 1}}),
+                         {offsetof(Dot, a), offsetof(Dot, b)}, 1));
+
 struct Shape {
   std::string name;
   std::string devices;  // cuda: every GPU; the host run gets as many emulated devices
@@ -117,6 +132,7 @@ struct Results {
   std::vector<double> smooth;
   std::vector<float> saxpy;
   std::vector<double> filled;
+  double dot = 0;
 };
 
 Results run_all(const Config& config, int workers) {
@@ -197,6 +213,26 @@ Results run_all(const Config& config, int workers) {
     d.delete_array(X);
     d.delete_array(Y);
   }
+  {  // A dot product: per-block partials on each GPU, joined on the host, then folded.
+    const int64_t n = 5'000'000;
+    std::vector<double> x(n), y(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = double(i % 11), y[i] = double((i * 3) % 5) - 2;
+    const ArrayId X = d.create_array("x", DataType::kFloat64, Point{n}, dist::block(n / 20));
+    const ArrayId Y = d.create_array("y", DataType::kFloat64, Point{n}, dist::block(n / 20));
+    d.write(X, Rect(Point{0}, Point{n}), x.data());
+    d.write(Y, Rect(Point{0}, Point{n}), y.data());
+    Dot k{};
+    driver::Launch l;
+    l.kernel = kDot;
+    l.functor = &k;
+    l.arrays = {X, Y};
+    l.domain = Rect(Point{0}, Point{n});
+    l.work = work::block(n / 20);
+    l.result = &r.dot;
+    d.launch(l);
+    d.delete_array(X);
+    d.delete_array(Y);
+  }
   d.fence();
   for (const auto& m : d.memory_reports()) {
     EXPECT_EQ(m.device_bytes, 0u);
@@ -231,6 +267,8 @@ TEST_P(CudaDriver, GpusComputeWhatHostDevicesCompute) {
   EXPECT_TRUE(gpu.smooth == host.smooth) << "column smoothing differs";
   EXPECT_TRUE(gpu.saxpy == host.saxpy) << "saxpy differs";
   EXPECT_EQ(gpu.filled, host.filled);
+  EXPECT_EQ(gpu.dot, host.dot);
+  EXPECT_NE(host.dot, 0.0);
   EXPECT_EQ(host.filled[5], 7.0);
   EXPECT_EQ(host.filled[4], double((3'000'000 / 3 - 6) % 97));
 }

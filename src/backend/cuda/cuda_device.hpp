@@ -23,9 +23,11 @@ namespace lightning::cuda {
 /// thread's point from its linear index).
 inline constexpr int kBlockThreads = 256;
 
-/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), capped
-/// (the entry point loops over the rest, grid-stride). Reductions are capped lower, at
-/// `multiprocessors` * 8 blocks: each block writes one partial, which the host joins.
+/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), capped at
+/// 32 blocks per SM (the entry point loops over the rest, grid-stride: measured faster than
+/// one thread per index for superblocks of 2^30 elements on an H200, see docs/results.md).
+/// Reductions are capped at 8 blocks per SM: each block writes one partial, which the host
+/// joins.
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
 
 /// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel

@@ -8,8 +8,9 @@
 
 namespace lightning::cuda {
 
-/// Kernel images from a JitCache (NVRTC, cached in memory and in `directory`). Kernels
-/// without GPU code and reductions fail with Error(kCuda) naming the kernel.
+/// Kernel images from a JitCache (NVRTC, cached in memory and in `directory`); reductions are
+/// specialised with their ReducerInfo's operator and type. Kernels without GPU code and
+/// reductions with a custom reducer fail with Error(kCuda) naming the kernel.
 class JitKernelImages final : public KernelImageSource {
  public:
   /// `directory` empty: memory only (see JitCache::directory_for).
