@@ -155,6 +155,12 @@ void CudaKernel::launch_bytes(int64_t grid, int block, const WorkDistribution& w
                                                  "1024 threads (given " +
                                                  std::to_string(grid) + " blocks of " +
                                                  std::to_string(block) + ")");
+  // GPU devices launch blocks of 256 threads (the kernel ABI's default); a ported kernel
+  // computes its indices from blockDim, so another size would give wrong virtual blocks.
+  if (block != 256)
+    throw Error(ErrorKind::kInvalidArgument,
+                "ported CUDA kernel '" + name_ + "': blocks of " + std::to_string(block) +
+                    " threads; GPU devices launch blocks of 256 threads for now");
   driver::Launch l;
   l.kernel = id_;
   l.functor = bytes.data();

@@ -69,10 +69,11 @@ class CudaKernel {
   KernelId id() const { return id_; }
   const std::string& name() const { return name_; }
 
-  /// Launches `grid` blocks of `block` threads (1-D), split into superblocks by `work`
-  /// (whole blocks: superblock sizes must be multiples of `block`). `args` follow the
-  /// parameters: a lightning::View of the declared element type and rank per array, a
-  /// value per scalar (converted to the declared type). Asynchronous, like parallel_for.
+  /// Launches `grid` blocks of `block` threads (1-D; 256 for now: the block size GPU devices
+  /// launch), split into superblocks by `work` (whole blocks: superblock sizes must be
+  /// multiples of `block`). Throws Error(kInvalidArgument) for another block size. `args` follow
+  /// the parameters: a lightning::View of the declared element type and rank per array, a value per
+  /// scalar (converted to the declared type). Asynchronous, like parallel_for.
   template <class... Args>
   void launch(int64_t grid, int block, const WorkDistribution& work, const Args&... args) const {
     check_arity(sizeof...(Args));

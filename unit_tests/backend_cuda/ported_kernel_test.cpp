@@ -74,6 +74,12 @@ TEST(PortedKernel, ArgumentsAreCheckedAgainstTheParameters) {
       << message(1024, a, d);
   EXPECT_NE(message(a, a, a).find("argument 'n': a scalar is declared"), std::string::npos);
   EXPECT_NE(message(1024, 5, a).find("argument 'output': an array is declared"), std::string::npos);
+  try {
+    stencil.launch(8, 128, work, 1024, a, a);
+    FAIL() << "blocks of 128 threads were accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("blocks of 128 threads"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PortedKernel, ALaunchOnHostDevicesFailsClearlyAtTheFence) {
