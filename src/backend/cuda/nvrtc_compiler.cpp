@@ -52,7 +52,8 @@ std::vector<std::string> nvrtc_options(int sm_major, int sm_minor) {
     throw Error(ErrorKind::kInvalidArgument,
                 "no GPU architecture sm_" + std::to_string(sm_major) + std::to_string(sm_minor));
   return {"--gpu-architecture=sm_" + std::to_string(sm_major) + std::to_string(sm_minor),
-          "--std=c++17", "--device-as-default-execution-space", "--generate-line-info"};
+          "--std=c++17", "--device-as-default-execution-space", "--generate-line-info",
+          "--fmad=false"};
 }
 
 std::string nvrtc_version() {

@@ -32,7 +32,9 @@ const std::vector<EmbeddedHeader>& embedded_device_headers();
 
 /// The options every compile for `sm_<major><minor>` gets: real architecture (so NVRTC
 /// emits a cubin, not PTX), C++17, functions without an execution space are device
-/// functions (kernel bodies written for the host compile unchanged), line info for profilers.
+/// functions (kernel bodies written for the host compile unchanged), line info for profilers,
+/// and no contraction of a * b + c into fused multiply-adds, so that + - * / round as on the
+/// host and GPU devices compute what host devices compute.
 std::vector<std::string> nvrtc_options(int sm_major, int sm_minor);
 
 /// NVRTC's version, "major.minor" (part of every JIT cache key).
