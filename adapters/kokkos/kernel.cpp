@@ -59,6 +59,7 @@ void add_array_member(worker::KernelInfo& info, const std::string& name, std::pt
   const int param = static_cast<int>(info.signature.params.size());
   info.signature.add_array(name, type, rank, axes_reversed);
   info.arrays.push_back({param, static_cast<std::size_t>(offset), rank});
+  info.device.param_offsets.push_back(static_cast<std::size_t>(offset));
 }
 
 void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
@@ -66,6 +67,7 @@ void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::p
   check_offset(info, name, offset, size_of(type));
   const int param = static_cast<int>(info.signature.params.size());
   info.signature.add_scalar(name, type);
+  info.device.param_offsets.push_back(static_cast<std::size_t>(offset));
   if (is_integral(type)) info.scalars.push_back({param, static_cast<std::size_t>(offset), type});
 }
 
@@ -74,6 +76,11 @@ KernelRegistration register_kernel_info(worker::KernelInfo info, const char* sou
     KernelRegistration r;
     r.name = info.name;
     r.source = source;
+    // GPU code: the operator's text, pasted by the code generator into a struct of the
+    // functor's layout; Kokkos' function macros are defined for it under NVRTC.
+    info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+    info.device.source = source;
+    info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
     r.id = worker::KernelRegistry::add(std::move(info));
     return r;
   } catch (const std::exception& e) {

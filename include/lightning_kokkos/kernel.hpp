@@ -169,6 +169,7 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
   } else {
     info.run_host = &worker::run_native<F, rank>;
   }
+  info.device.index_rank = rank;
   const std::vector<std::string> names = split_member_list(members);
   const F probe{};
   const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));

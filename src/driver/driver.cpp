@@ -3,33 +3,74 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "lightning_kokkos/build_config.hpp"
 #include "planner/fold_identity.hpp"
 #include "worker/kernel_registry.hpp"
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
 
+#if LIGHTNING_HAVE_CUDA
+#include "backend/cuda/cuda_platform.hpp"
+#include "backend/cuda/gpu_discovery.hpp"
+#include "backend/cuda/jit_kernel_images.hpp"
+#endif
+
 namespace lightning::driver {
 
 namespace {
 
+// The GPUs the configuration selects: `cuda`, `cuda:0,2`, or `auto` where the machine has
+// some; none means emulated host devices.
+#if LIGHTNING_HAVE_CUDA
+std::vector<cuda::GpuInfo> selected_gpus(const Config& config) {
+  return cuda::select_gpus(config.devices, cuda::discover_gpus());
+}
+#endif
+
 DeviceSet device_set_for(const Config& config, int workers) {
   if (workers < 1) throw Error(ErrorKind::kInvalidArgument, "a driver needs at least one worker");
-  switch (config.devices.kind) {
-    case DeviceSelection::Kind::kAuto:
-      return DeviceSet::uniform(workers, 1);
-    case DeviceSelection::Kind::kHost:
-      return DeviceSet::uniform(workers, config.devices.host_count);
-    case DeviceSelection::Kind::kCuda:
-      break;
+#if LIGHTNING_HAVE_CUDA
+  if (config.devices.kind != DeviceSelection::Kind::kHost) {
+    const auto gpus = selected_gpus(config);
+    if (!gpus.empty()) return DeviceSet::uniform(workers, static_cast<int>(gpus.size()));
   }
-  throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
-                                      "': this build runs on host devices only (host:N); the "
-                                      "CUDA backend is not available yet");
+#else
+  if (config.devices.kind == DeviceSelection::Kind::kCuda)
+    throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
+                                        "': this build has no CUDA backend (built without the "
+                                        "CUDA toolkit); use host:N");
+#endif
+  return DeviceSet::uniform(
+      workers, config.devices.kind == DeviceSelection::Kind::kHost ? config.devices.host_count : 1);
 }
+
+#if LIGHTNING_HAVE_CUDA
+// The devices of each worker are the selected GPUs, in order; workers of one process share
+// them (each with its own pools), so the default pool is a share of the smallest GPU.
+void use_gpus(const Config& config, std::vector<worker::WorkerOptions>& options) {
+  const auto gpus = selected_gpus(config);
+  if (gpus.empty()) return;
+  uint64_t smallest = gpus.front().total_memory;
+  for (const auto& g : gpus) smallest = std::min(smallest, g.total_memory);
+  const uint64_t share = smallest / 10 * 8 / options.size();
+  const Config::EnvLookup env = [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  auto images = std::make_shared<cuda::JitKernelImages>(cuda::JitCache::directory_for(config, env));
+  for (worker::WorkerOptions& o : options) {
+    std::vector<std::pair<DeviceId, cuda::GpuInfo>> devices;
+    for (size_t i = 0; i < o.devices.size(); ++i) devices.push_back({o.devices[i], gpus.at(i)});
+    o.platform = std::make_shared<cuda::CudaPlatform>(devices, images);
+    for (auto& [device, bytes] : o.memory.devices) bytes = config.device_memory.value_or(share);
+  }
+}
+#endif
 
 // Without a cap, an emulated device may use a fair share of the machine's memory: pools are
 // reserved, not touched, so an unused share costs nothing.
@@ -48,8 +89,9 @@ Driver::Driver(const Config& config, int workers)
   const DeviceSet& devices = planner_.devices();
   const uint64_t device_bytes =
       config.device_memory.value_or(default_device_memory(devices.size()));
+  std::vector<worker::WorkerOptions> options(static_cast<size_t>(workers));
   for (int w = 0; w < workers; ++w) {
-    worker::WorkerOptions o;
+    worker::WorkerOptions& o = options[static_cast<size_t>(w)];
     o.id = WorkerId(w);
     o.devices = devices.devices_of(WorkerId(w));
     for (DeviceId d : o.devices) o.memory.devices.push_back({d, device_bytes});
@@ -57,10 +99,14 @@ Driver::Driver(const Config& config, int workers)
     o.memory.spill_dir = config.spill_dir;
     o.staging_limit = config.staging_limit;
     o.trace = trace_.get();
+  }
+#if LIGHTNING_HAVE_CUDA
+  use_gpus(config, options);
+#endif
+  for (worker::WorkerOptions& o : options)
     workers_.push_back(std::make_unique<worker::Worker>(
         std::move(o), transport_,
         [this](WorkerId wk, TaskId t, const std::string& e) { on_completed(wk, t, e); }));
-  }
   log().info("driver: {} worker(s), devices {}", workers, devices.describe());
 }
 

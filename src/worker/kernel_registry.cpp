@@ -49,4 +49,11 @@ bool KernelRegistry::contains(KernelId id) {
   return kernels().count(id) != 0;
 }
 
+std::vector<KernelId> KernelRegistry::ids() {
+  std::vector<KernelId> result;
+  result.reserve(kernels().size());
+  for (const auto& entry : kernels()) result.push_back(entry.first);
+  return result;
+}
+
 }  // namespace lightning::worker

@@ -8,8 +8,11 @@
 #include <vector>
 
 #include "annotation/kernel_signature.hpp"
+#include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/rect.hpp"
+#include "planner/task.hpp"
+#include "worker/device_code.hpp"
 
 namespace lightning::worker {
 
@@ -27,11 +30,16 @@ struct ScalarSlot {
   DataType type = DataType::kInt64;
 };
 
-/// How a kernel reduces to one value (parallel_reduce), when it does.
+/// How a kernel reduces to one value (parallel_reduce), when it does. `init` and `join` serve
+/// every device (GPUs join their per-block partials on the host); `op` and `type` say what
+/// they compute when it is a built-in operation, which generated GPU code needs (kCustom:
+/// host devices only).
 struct ReducerInfo {
   size_t value_size = 0;
   void (*init)(void* value) = nullptr;
   void (*join)(void* dst, const void* src) = nullptr;
+  planner::FoldOp op = planner::FoldOp::kCustom;
+  DataType type = DataType::kFloat64;  ///< the value's type, when op is not kCustom
 };
 
 /// What a kernel touches and where its parameters sit in its bytes, when it is given per
@@ -56,6 +64,7 @@ struct KernelInfo {
   /// (already initialised), others get nullptr.
   void (*run_host)(const void* functor, const Rect& threads, void* partial) = nullptr;
   ReducerInfo reducer;  ///< value_size 0: not a reduction kernel
+  DeviceCode device;    ///< GPU source; kind kNone: host devices only
 };
 
 /// The process's kernels. Written only during static initialisation (and by tests, before
@@ -70,6 +79,8 @@ class KernelRegistry {
   static bool contains(KernelId id);
   /// The id a kernel called `name` gets: a 64-bit hash of the name.
   static KernelId id_of(const std::string& name);
+  /// Every registered kernel's id, in no particular order (e.g. to compile them all).
+  static std::vector<KernelId> ids();
 };
 
 }  // namespace lightning::worker

@@ -8,7 +8,7 @@
 #include "backend/host/region_ops.hpp"
 #include "core/error.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
-#include "planner/fold_identity.hpp"
+#include "worker/emulated_device.hpp"
 #include "worker/kernel_registry.hpp"
 
 namespace lightning::worker {
@@ -51,17 +51,6 @@ void patch_handle(uint8_t* functor, const ArraySlot& slot, void* data, const Rec
   h->offset = offset;
 }
 
-// Sets a superblock's reduction partial to the reduction's identity.
-void start_partial(const KernelInfo& info, const LaunchData& launch, void* partial) {
-  if (launch.reduce_op == planner::FoldOp::kCustom) {
-    info.reducer.init(partial);
-    return;
-  }
-  const std::vector<uint8_t> identity =
-      planner::fold_identity(launch.reduce_op, launch.reduce_type);
-  std::memcpy(partial, identity.data(), identity.size());
-}
-
 }  // namespace
 
 // The scheduler's requests, answered on the scheduler thread.
@@ -86,13 +75,16 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
     : options_(std::move(options)),
       transport_(transport),
       on_completed_(std::move(on_completed)),
+      platform_(options_.platform
+                    ? options_.platform
+                    : std::make_shared<EmulatedPlatform>(options_.threads_per_device)),
       sink_(std::make_unique<Sink>(*this)),
       scheduler_(std::make_unique<Scheduler>(*sink_, options_.staging_limit)),
-      memory_(std::make_unique<MemoryManager>(options_.memory, memory_backend_)) {
+      memory_(std::make_unique<MemoryManager>(options_.memory, platform_->memory())) {
   const std::string w = options_.id.to_string();
   for (DeviceId d : options_.devices) {
     device_index_[d] = devices_.size();
-    devices_.push_back(std::make_unique<host::HostDevice>(d, options_.threads_per_device));
+    devices_.push_back(platform_->open(d, devices_.size()));
     if (options_.trace) {
       compute_track_[d] = options_.trace->track(w + " " + d.to_string() + " compute");
       copy_track_[d] = options_.trace->track(w + " " + d.to_string() + " copy");
@@ -188,53 +180,81 @@ void Worker::stage_task(const Task& task) {
   staging_ops_.push(std::move(op));
 }
 
-void Worker::run_copy(const Task& task, host::Executor::Job job, host::Executor::Done done) {
-  // On the copy engine of the device holding the task's first chunk (host memory: the
-  // worker's own), traced as one slice with the bytes it moves.
-  host::Executor* engine = host_copy_.get();
-  int track = host_copy_track_;
+PlacedBuffer Worker::placed(const Task& task, size_t access, void* data) const {
+  const ChunkId chunk = task.accesses.at(access).chunk;
+  const ChunkMeta& meta = chunks_.at(chunk);
+  return {data, meta.box, meta.element_size, space_for(task, chunk)};
+}
+
+// Data tasks run on the engines of the device holding the task's first chunk that lives on a
+// device; with every chunk in host memory, on the worker's host copy engine (nullptr).
+Device* Worker::engine_for(const Task& task, int* track) const {
   for (const auto& a : task.accesses) {
     const ChunkMeta& meta = chunks_.at(a.chunk);
     if (!meta.home.valid()) continue;
-    engine = &devices_[device_index_.at(meta.home)]->copy_engine();
-    track = options_.trace ? copy_track_.at(meta.home) : -1;
-    break;
+    *track = options_.trace ? copy_track_.at(meta.home) : -1;
+    return devices_[device_index_.at(meta.home)].get();
   }
+  *track = host_copy_track_;
+  return nullptr;
+}
+
+// Reports a task's end to the scheduler thread, traced as one slice with the bytes it moves.
+Device::Done Worker::finished(const Task& task, int track) {
   uint64_t bytes = 0;
   if (!task.accesses.empty()) {
     const auto& a = task.accesses.back();  // the written region: what moves
     bytes = static_cast<uint64_t>(a.region.volume()) * chunks_.at(a.chunk).element_size;
   }
-  engine->execute(
-      [this, job = std::move(job), track, name = std::string(planner::name_of(task.kind)),
-       id = task.id.to_string(), bytes] {
-        const auto start = std::chrono::steady_clock::now();
-        job();
-        record(track, name, start, {{"task", id}, {"bytes", bytes}});
-      },
-      std::move(done));
+  return [this, track, name = std::string(planner::name_of(task.kind)), task_id = task.id, bytes](
+             std::exception_ptr e, OpSpan span) {
+    if (!e) record(track, name, span, {{"task", task_id.to_string()}, {"bytes", bytes}});
+    events_.push(RanEvent{task_id, what_of(e)});
+  };
 }
 
-void Worker::record(int track, const std::string& name, std::chrono::steady_clock::time_point start,
-                    std::vector<TraceArg> args) {
+void Worker::run_copy(const Task& task, PlacedBuffer dst, PlacedBuffer src, const Rect& region) {
+  int track = -1;
+  Device* device = engine_for(task, &track);
+  if (device) return device->copy(dst, src, region, finished(task, track));
+  run_timed(
+      *host_copy_, [dst, src, region] { host::copy_region(dst.view(), src.view(), region); },
+      finished(task, track));
+}
+
+void Worker::run_on_host(const Task& task, std::vector<HostAccess> accesses, Device::HostJob job) {
+  int track = -1;
+  Device* device = engine_for(task, &track);
+  if (device)
+    return device->run_on_host(std::move(accesses), std::move(job), finished(task, track));
+  run_timed(
+      *host_copy_,
+      [accesses = std::move(accesses), job = std::move(job)] {
+        std::vector<host::BoxBuffer> views;
+        for (const HostAccess& a : accesses) views.push_back(a.buffer.view());
+        job(views);
+      },
+      finished(task, track));
+}
+
+void Worker::record(int track, const std::string& name, OpSpan span, std::vector<TraceArg> args) {
   if (options_.trace && track >= 0)
-    options_.trace->record(track, name, start, std::chrono::steady_clock::now(), std::move(args));
+    options_.trace->record(track, name, span.start, span.end, std::move(args));
 }
 
 void Worker::run_task(const Task& task) {
-  auto ran = [this, id = task.id](std::exception_ptr e) { events_.push(RanEvent{id, what_of(e)}); };
   std::shared_ptr<const FragmentContext> context = contexts_.at(task.id);
   static const std::vector<void*> kUnstaged;  // tasks that need no staging
   auto staged = running_.find(task.id);
   const std::vector<void*>& pointers =
       staged == running_.end() ? kUnstaged : staged->second.pointers;
-  auto buffer = [&](size_t access) {
-    const ChunkMeta& meta = chunks_.at(task.accesses[access].chunk);
-    return host::BoxBuffer{pointers.at(access), meta.box, meta.element_size};
-  };
+  auto buffer = [&](size_t access) { return placed(task, access, pointers.at(access)); };
   auto host_buffer = [&](planner::HostBufferId id) {
     const HostBuffer& h = context->host_buffers.at(id.value);
-    return host::BoxBuffer{h.data, h.box, h.element_size};
+    return PlacedBuffer{h.data, h.box, h.element_size, MemorySpace::host()};
+  };
+  auto reducer_of = [&](LaunchId launch) {
+    return &KernelRegistry::get(context->launches.at(launch)->kernel).reducer;
   };
 
   std::visit(
@@ -252,135 +272,94 @@ void Worker::run_task(const Task& task) {
           [&](const planner::ExecuteTask& t) {
             const KernelInfo& info = KernelRegistry::get(t.kernel);
             std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
-            struct Bound {
-              const ArraySlot* slot;
-              void* data;
-              Rect box;
-            };
-            std::vector<Bound> bound;
-            void* partial = nullptr;
+            KernelRun run{&info,           launch->name,       launch->functor, t.superblock,
+                          nullptr,         launch->reduce_op, launch->reduce_type};
+            for (const ArraySlot& slot : launch->arrays)  // unbound: nothing to touch
+              std::memset(run.functor.data() + slot.byte_offset, 0, handle_bytes(slot.rank));
             for (size_t i = 0; i < task.accesses.size(); ++i) {
               const ChunkId c = task.accesses[i].chunk;
               if (c == t.scalar_partial) {
-                partial = pointers.at(i);
+                run.partial = pointers.at(i);
                 continue;
               }
               const auto& binding = t.bindings.at(i);
               for (const ArraySlot& slot : launch->arrays)
                 if (slot.param == binding.param)
-                  bound.push_back({&slot, pointers.at(i), chunks_.at(c).box});
+                  patch_handle(run.functor.data(), slot, pointers.at(i), chunks_.at(c).box,
+                               launch->extents.at(slot.param));
             }
             const int track = compute_track_.count(t.device) ? compute_track_.at(t.device) : -1;
-            auto job = [this, &info, launch, bound, partial, superblock = t.superblock, track,
-                        device = t.device] {
-              const auto start = std::chrono::steady_clock::now();
-              std::vector<uint8_t> functor = launch->functor;
-              for (const ArraySlot& slot : launch->arrays)  // unbound: nothing to touch
-                std::memset(functor.data() + slot.byte_offset, 0, handle_bytes(slot.rank));
-              for (const Bound& b : bound)
-                patch_handle(functor.data(), *b.slot, b.data, b.box,
-                             launch->extents.at(b.slot->param));
-              if (partial) start_partial(info, *launch, partial);
-              try {
-                info.run_host(functor.data(), superblock, partial);
-              } catch (const std::exception& e) {
-                throw Error(ErrorKind::kTask, "kernel '" + launch->name +
-                                                  "' failed on superblock " +
-                                                  superblock.to_string() + " on " +
-                                                  device.to_string() + ": " + e.what());
-              }
-              record(track, launch->name, start,
-                     {{"superblock", superblock.to_string()}, {"device", device.to_string()}});
-            };
-            devices_[device_index_.at(t.device)]->compute().execute(std::move(job), ran);
+            devices_[device_index_.at(t.device)]->launch(
+                std::move(run), [this, track, id = task.id, name = launch->name,
+                                 superblock = t.superblock.to_string(),
+                                 device = t.device.to_string()](std::exception_ptr e, OpSpan span) {
+                  if (!e)
+                    record(track, name, span, {{"superblock", superblock}, {"device", device}});
+                  events_.push(RanEvent{id, what_of(e)});
+                });
           },
-          [&](const planner::CopyTask& t) {
-            auto dst = buffer(1);
-            auto src = buffer(0);
-            run_copy(
-                task, [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
-          },
+          [&](const planner::CopyTask& t) { run_copy(task, buffer(1), buffer(0), t.region); },
           [&](const planner::FillTask& t) {
-            auto dst = buffer(0);
-            run_copy(
-                task,
-                [dst, region = t.region, value = t.value] {
-                  host::fill_region(dst, region, value.data());
-                },
-                ran);
+            run_on_host(task, {{buffer(0), t.region, /*read=*/false, /*write=*/true}},
+                        [region = t.region, value = t.value](const auto& b) {
+                          host::fill_region(b[0], region, value.data());
+                        });
           },
           [&](const planner::FoldTask& t) {
-            auto src = buffer(0);
-            auto dst = buffer(1);
-            const ReducerInfo* reducer = nullptr;
-            if (t.op == planner::FoldOp::kCustom)
-              reducer = &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer;
+            const ReducerInfo* reducer =
+                t.op == planner::FoldOp::kCustom ? reducer_of(t.launch) : nullptr;
             const DataType type = chunks_.at(t.dst).type;
-            run_copy(
-                task,
-                [dst, src, region = t.region, op = t.op, type, reducer] {
-                  if (reducer)
-                    reducer->join(dst.data, src.data);
-                  else
-                    host::fold_region(dst, src, region, op, type);
-                },
-                ran);
+            run_on_host(task,
+                        {{buffer(0), t.region, true, false}, {buffer(1), t.region, true, true}},
+                        [region = t.region, op = t.op, type, reducer](const auto& b) {
+                          if (reducer)
+                            reducer->join(b[1].data, b[0].data);
+                          else
+                            host::fold_region(b[1], b[0], region, op, type);
+                        });
           },
           [&](const planner::HostWriteTask& t) {
-            auto dst = buffer(0);
-            auto src = host_buffer(t.buffer);
-            run_copy(
-                task, [dst, src, region = t.region] { host::copy_region(dst, src, region); }, ran);
+            run_copy(task, buffer(0), host_buffer(t.buffer), t.region);
           },
           [&](const planner::HostReadTask& t) {
-            auto src = buffer(0);
-            auto dst = host_buffer(t.buffer);
+            if (!t.fold) return run_copy(task, host_buffer(t.buffer), buffer(0), t.region);
             const ReducerInfo* reducer =
-                t.fold && t.op == planner::FoldOp::kCustom
-                    ? &KernelRegistry::get(context->launches.at(t.launch)->kernel).reducer
-                    : nullptr;
+                t.op == planner::FoldOp::kCustom ? reducer_of(t.launch) : nullptr;
             const DataType type = chunks_.at(t.src).type;
-            run_copy(
+            run_on_host(
                 task,
-                [dst, src, region = t.region, reducer, fold = t.fold, op = t.op, type] {
+                {{buffer(0), t.region, true, false}, {host_buffer(t.buffer), t.region, true, true}},
+                [reducer, region = t.region, op = t.op, type](const auto& b) {
                   if (reducer)
-                    reducer->join(dst.data, src.data);
-                  else if (fold)
-                    host::fold_region(dst, src, region, op, type);
+                    reducer->join(b[1].data, b[0].data);
                   else
-                    host::copy_region(dst, src, region);
-                },
-                ran);
+                    host::fold_region(b[1], b[0], region, op, type);
+                });
           },
           [&](const planner::SendTask& t) {
-            const host::ConstBoxBuffer src = t.src.valid()
-                                                 ? host::ConstBoxBuffer(buffer(0))
-                                                 : host::ConstBoxBuffer(host_buffer(t.host_src));
+            const PlacedBuffer src = t.src.valid() ? buffer(0) : host_buffer(t.host_src);
             comm::DataMessage m{options_.id, t.to, t.tag, {}, {}};
-            run_copy(
-                task,
-                [this, src, region = t.region, m = std::move(m)]() mutable {
-                  m.payload.resize(static_cast<size_t>(region.volume()) * src.elem_size);
-                  host::pack_region(m.payload.data(), src, region);
-                  transport_.send(std::move(m));
-                },
-                ran);
+            run_on_host(task, {{src, t.region, true, false}},
+                        [this, region = t.region, m = std::move(m)](const auto& b) mutable {
+                          m.payload.resize(static_cast<size_t>(region.volume()) * b[0].elem_size);
+                          host::pack_region(m.payload.data(), b[0], region);
+                          transport_.send(std::move(m));
+                        });
           },
           [&](const planner::RecvTask& t) {
-            auto dst = t.dst.valid() ? buffer(0) : host_buffer(t.host_dst);
+            const PlacedBuffer dst = t.dst.valid() ? buffer(0) : host_buffer(t.host_dst);
             auto message = std::make_shared<comm::DataMessage>(std::move(messages_.at(t.tag)));
             messages_.erase(t.tag);
-            run_copy(
-                task,
-                [dst, message, region = t.region, label = planner::describe(task)] {
-                  const size_t expected = static_cast<size_t>(region.volume()) * dst.elem_size;
+            run_on_host(
+                task, {{dst, t.region, false, true}},
+                [message, region = t.region, label = planner::describe(task)](const auto& b) {
+                  const size_t expected = static_cast<size_t>(region.volume()) * b[0].elem_size;
                   if (message->payload.size() != expected)
                     throw Error(ErrorKind::kCommunication,
                                 label + ": message of " + std::to_string(message->payload.size()) +
                                     " bytes, expected " + std::to_string(expected));
-                  host::unpack_region(dst, message->payload.data(), region);
-                },
-                ran);
+                  host::unpack_region(b[0], message->payload.data(), region);
+                });
           },
       },
       task.kind);
@@ -407,13 +386,14 @@ void Worker::staging_loop() {
   std::map<TaskId, StageOp> waiting;  // staging that must wait for space, oldest first
   auto try_stage = [&](StageOp& op) {
     try {
-      const auto start = std::chrono::steady_clock::now();
+      const OpSpan span{std::chrono::steady_clock::now(), {}};
       const MemoryCounters before = memory_->counters();
       if (memory_->stage(op.task.value(), op.requests) == StageResult::kRetryLater) return false;
       const MemoryCounters& after = memory_->counters();
       if (after.bytes_copied != before.bytes_copied || after.disk_writes != before.disk_writes ||
           after.disk_reads != before.disk_reads)
-        record(staging_track_, "stage " + op.task.to_string(), start,
+        record(staging_track_, "stage " + op.task.to_string(),
+               {span.start, std::chrono::steady_clock::now()},
                {{"bytes_copied", after.bytes_copied - before.bytes_copied},
                 {"bytes_to_disk", after.bytes_written_to_disk - before.bytes_written_to_disk},
                 {"bytes_from_disk", after.bytes_read_from_disk - before.bytes_read_from_disk}});

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "backend/host/executor.hpp"
-#include "backend/host/host_device.hpp"
 #include "comm/transport.hpp"
 #include "core/ids.hpp"
 #include "planner/task.hpp"
+#include "worker/device.hpp"
+#include "worker/device_platform.hpp"
 #include "worker/fragment_context.hpp"
-#include "worker/host_memory_backend.hpp"
 #include "worker/memory_manager.hpp"
 #include "worker/message_queue.hpp"
 #include "worker/scheduler.hpp"
@@ -26,18 +26,22 @@ namespace lightning::worker {
 /// How a worker is set up.
 struct WorkerOptions {
   WorkerId id;
-  std::vector<DeviceId> devices;  ///< emulated host devices, in global numbering
+  std::vector<DeviceId> devices;  ///< in global numbering
   MemoryLimits memory;            ///< pool size per device, host cap, spill directory
   uint64_t staging_limit = 2'000'000'000;
-  int threads_per_device = 1;
+  int threads_per_device = 1;  ///< compute threads of each emulated device
+  /// Opens the devices and serves their memory; empty: emulated host devices
+  /// (EmulatedPlatform with threads_per_device).
+  std::shared_ptr<DevicePlatform> platform;
   TraceWriter* trace = nullptr;  ///< optional; shared by the workers of a process
 };
 
 /// Runs fragments on a process's devices. Three kinds of threads, each owning its state and
 /// fed by a queue: the scheduler thread (task states, see Scheduler), the staging thread (the
 /// MemoryManager: staging, eviction, spilling; it retries staging that must wait for space),
-/// and the executors (per device: compute and copy engine). Completions are reported through
-/// the handler, from the scheduler thread.
+/// and the devices (Device: per device a compute and a copy engine, emulated or a GPU's) with
+/// one host copy engine for chunks in host memory. Completions are reported through the
+/// handler, from the scheduler thread.
 class Worker {
  public:
   /// Called once per finished task; `error` is empty on success.
@@ -133,13 +137,18 @@ class Worker {
   void stage_task(const planner::Task& task);
   void report_completion(const planner::Task& task, const std::string& error);
   MemorySpace space_for(const planner::Task& task, ChunkId chunk) const;
-  void run_copy(const planner::Task& task, host::Executor::Job job, host::Executor::Done done);
-  void record(int track, const std::string& name, std::chrono::steady_clock::time_point start,
-              std::vector<TraceArg> args);
+  PlacedBuffer placed(const planner::Task& task, size_t access, void* data) const;
+  Device* engine_for(const planner::Task& task, int* track) const;
+  Device::Done finished(const planner::Task& task, int track);
+  void run_copy(const planner::Task& task, PlacedBuffer dst, PlacedBuffer src, const Rect& region);
+  void run_on_host(const planner::Task& task, std::vector<HostAccess> accesses,
+                   Device::HostJob job);
+  void record(int track, const std::string& name, OpSpan span, std::vector<TraceArg> args);
 
   WorkerOptions options_;
   comm::Transport& transport_;
   CompletionHandler on_completed_;
+  std::shared_ptr<DevicePlatform> platform_;  // outlives the memory manager and the devices
 
   MessageQueue<Event> events_;
   MessageQueue<StagingOp> staging_ops_;
@@ -153,11 +162,10 @@ class Worker {
   std::unordered_map<uint64_t, comm::DataMessage> messages_;  // arrived, Recv not yet run
 
   // Staging-thread state.
-  HostMemoryBackend memory_backend_;
   std::unique_ptr<MemoryManager> memory_;
 
-  // Executors (declared after the queues: their last jobs still post to them on shutdown).
-  std::vector<std::unique_ptr<host::HostDevice>> devices_;
+  // Engines (declared after the queues: their last jobs still post to them on shutdown).
+  std::vector<std::unique_ptr<Device>> devices_;
   std::unique_ptr<host::Executor> host_copy_;  // for chunks in host memory
   std::unordered_map<DeviceId, size_t> device_index_;
   std::unordered_map<DeviceId, int> compute_track_, copy_track_;

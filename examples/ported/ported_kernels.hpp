@@ -1,0 +1,15 @@
+// The ported CUDA kernels of the examples (stencil.cu, kmeans_assign.cu), registered once
+// per process. Shared by the example programs and the test that compiles every registered
+// kernel to a cubin.
+#pragma once
+
+#include "lightning_kokkos/cuda_kernel.hpp"
+
+namespace ported {
+
+/// stencil(n, output, input): the paper's 1-D three-point stencil.
+const lightning::CudaKernel& stencil_kernel();
+/// kmeans_assign(n, k, d, points, centroids, labels): nearest centroid of each point.
+const lightning::CudaKernel& kmeans_assign_kernel();
+
+}  // namespace ported

@@ -1,0 +1,97 @@
+// What GPU code sees of one distributed array: the bytes of an ArrayHandle, with the surface
+// kernels index through. Compiled by the host compiler (for layout checks) and, as text, by
+// NVRTC: plain C++, no library.
+#pragma once
+
+#include <cstdint>
+
+#include "lightning_kokkos/device/array_handle.hpp"
+
+namespace lightning {
+
+/// A rank-`Rank` array in GPU code, indexed with global coordinates. Same bytes as
+/// ArrayHandle<T, Rank> (the runtime patches them per chunk), so it stands in for a
+/// lightning::View member of a functor and for a ported kernel's array parameter.
+///
+/// No per-access cost over a raw pointer: the generated entry point calls rebase() once on
+/// every array, which folds the chunk offset into `data` (as the paper's types do on
+/// construction), so element access subtracts nothing; and the last axis has unit stride
+/// by the runtime's contract (chunks are row-major over their box), so `a(i, j)` is
+/// `data[i * stride[0] + j]`. Element access is valid only after rebase().
+template <class T, int Rank>
+struct DeviceArray {
+  static_assert(Rank >= 1 && Rank <= 3, "arrays have 1 to 3 axes");
+  using value_type = T;
+  static constexpr int rank = Rank;
+
+  ArrayHandle<T, Rank> handle;
+
+  /// Folds the chunk offset into the data pointer (once, before any element access).
+  LIGHTNING_INLINE void rebase() {
+    handle.data -= handle.offset;
+    handle.offset = 0;
+  }
+
+  LIGHTNING_INLINE T& operator()(int64_t i) const {
+    static_assert(Rank == 1, "rank-1 array: one index");
+    return handle.data[i];
+  }
+  LIGHTNING_INLINE T& operator()(int64_t i, int64_t j) const {
+    static_assert(Rank == 2, "rank-2 array: two indices");
+    return handle.data[i * handle.stride[0] + j];
+  }
+  LIGHTNING_INLINE T& operator()(int64_t i, int64_t j, int64_t k) const {
+    static_assert(Rank == 3, "rank-3 array: three indices");
+    return handle.data[i * handle.stride[0] + j * handle.stride[1] + k];
+  }
+  /// `a[i]`, as a ported kernel indexed its raw pointer (rank 1).
+  LIGHTNING_INLINE T& operator[](int64_t i) const { return (*this)(i); }
+
+  /// The whole array's extent along `axis` (1 beyond the rank), as Kokkos::View::extent.
+  LIGHTNING_INLINE uint64_t extent(int axis) const {
+    return axis < Rank ? static_cast<uint64_t>(handle.extent[axis]) : 1;
+  }
+  LIGHTNING_INLINE int extent_int(int axis) const { return static_cast<int>(extent(axis)); }
+  LIGHTNING_INLINE uint64_t size() const {
+    uint64_t n = 1;
+    for (int a = 0; a < Rank; ++a) n *= static_cast<uint64_t>(handle.extent[a]);
+    return n;
+  }
+};
+
+/// A column-major array (a Kokkos::LayoutLeft lightning::View) in GPU code: indexed in the
+/// View's order, stored with its axes reversed, so element (i, j) is stored element (j, i)
+/// and the first index has unit stride. Same bytes and rebase() as DeviceArray.
+template <class T, int Rank>
+struct ReversedDeviceArray : DeviceArray<T, Rank> {
+  using DeviceArray<T, Rank>::handle;
+
+  LIGHTNING_INLINE T& operator()(int64_t i) const { return handle.data[i]; }
+  LIGHTNING_INLINE T& operator()(int64_t i, int64_t j) const {
+    static_assert(Rank == 2, "rank-2 array: two indices");
+    return handle.data[j * handle.stride[0] + i];
+  }
+  LIGHTNING_INLINE T& operator()(int64_t i, int64_t j, int64_t k) const {
+    static_assert(Rank == 3, "rank-3 array: three indices");
+    return handle.data[k * handle.stride[0] + j * handle.stride[1] + i];
+  }
+  LIGHTNING_INLINE uint64_t extent(int axis) const {
+    return axis < Rank ? static_cast<uint64_t>(handle.extent[Rank - 1 - axis]) : 1;
+  }
+  LIGHTNING_INLINE int extent_int(int axis) const { return static_cast<int>(extent(axis)); }
+};
+
+/// The paper's names for ported kernels' array parameters (1, 2 and 3 axes).
+template <class T>
+using Vector = DeviceArray<T, 1>;
+template <class T>
+using Matrix = DeviceArray<T, 2>;
+template <class T>
+using Tensor = DeviceArray<T, 3>;
+
+static_assert(sizeof(DeviceArray<float, 1>) == sizeof(ArrayHandle<float, 1>) &&
+                  sizeof(DeviceArray<double, 3>) == sizeof(ArrayHandle<double, 3>) &&
+                  sizeof(ReversedDeviceArray<double, 2>) == sizeof(ArrayHandle<double, 2>),
+              "DeviceArray must have exactly the bytes of an ArrayHandle");
+
+}  // namespace lightning

@@ -1,0 +1,357 @@
+#include "backend/cuda/cuda_device.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "backend/cuda/region_copy.hpp"
+#include "core/error.hpp"
+#include "core/size_text.hpp"
+#include "lightning_kokkos/device/launch_box.hpp"
+
+namespace lightning::cuda {
+
+using worker::HostAccess;
+using worker::KernelRun;
+using worker::OpSpan;
+using worker::PlacedBuffer;
+
+namespace {
+
+std::chrono::steady_clock::time_point now() {
+  return std::chrono::steady_clock::now();
+}
+
+}  // namespace
+
+int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors) {
+  const int64_t needed = (volume + kBlockThreads - 1) / kBlockThreads;
+  const int64_t cap = std::max(1, multiprocessors) * (reduction ? int64_t{8} : int64_t{32});
+  return std::max<int64_t>(1, std::min(needed, cap));
+}
+
+// What an operation's last host function needs: whom to tell, since when, what failed, and
+// the pinned blocks to give back. Owned by the host function once enqueued.
+struct CudaDevice::Completion {
+  Done done;
+  OpSpan span;
+  std::exception_ptr error;
+  PinnedHostPool* pinned = nullptr;
+  std::vector<void*> blocks;  // pinned blocks to release at the end
+  // Reductions: joins `count` partials of `value_size` bytes into `value`, before the
+  // value is copied to the device.
+  const worker::ReducerInfo* reducer = nullptr;
+  void* partials = nullptr;
+  void* value = nullptr;
+  int64_t count = 0;
+};
+
+CudaDevice::CudaDevice(DeviceId id, const GpuContext& context,
+                       const std::unordered_map<DeviceId, const GpuContext*>& gpus,
+                       PinnedHostPool& pinned, KernelImageSource& images)
+    : id_(id),
+      context_(context),
+      api_(context.api()),
+      gpus_(gpus),
+      pinned_(pinned),
+      images_(images) {
+  context_.make_current();
+  const std::string where = "while creating the streams of " + id.to_string();
+  api_.check(api_.cuStreamCreate(&compute_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
+  api_.check(api_.cuStreamCreate(&copy_in_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
+  api_.check(api_.cuStreamCreate(&copy_out_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
+  compute_thread_ = std::make_unique<host::Executor>(id.to_string() + " compute");
+  copy_thread_ = std::make_unique<host::Executor>(id.to_string() + " copy");
+}
+
+CudaDevice::~CudaDevice() {
+  compute_thread_.reset();
+  copy_thread_.reset();
+  if (api_.cuCtxSetCurrent(context_.context()) != CUDA_SUCCESS) return;
+  for (CUstream s : {compute_, copy_in_, copy_out_}) {
+    api_.cuStreamSynchronize(s);  // runs the last host functions, which report completions
+    api_.cuStreamDestroy(s);
+  }
+  for (CUmodule m : modules_) api_.cuModuleUnload(m);
+  if (scratch_ != 0) api_.cuMemFree(scratch_);
+}
+
+std::string CudaDevice::description() const {
+  const GpuInfo& g = context_.gpu();
+  return g.name + " (cuda:" + std::to_string(g.ordinal) + ") as " + id_.to_string();
+}
+
+const GpuContext* CudaDevice::context_of(const worker::MemorySpace& space) const {
+  if (!space.is_device()) return nullptr;
+  auto it = gpus_.find(space.device);
+  if (it == gpus_.end())
+    throw Error(ErrorKind::kInternal, id_.to_string() + " cannot reach " + space.to_string());
+  return it->second;
+}
+
+// Ends an operation: a host function behind the stream's work reports it (and releases its
+// pinned blocks). Runs on the driver's callback thread: no driver calls there.
+void CudaDevice::finish_with_host_function(CUstream stream, std::unique_ptr<Completion> c) {
+  auto finish = [](void* p) {
+    std::unique_ptr<Completion> done(static_cast<Completion*>(p));
+    done->span.end = now();
+    for (void* b : done->blocks) done->pinned->release(b);
+    done->done(std::move(done->error), done->span);
+  };
+  Completion* raw = c.get();
+  api_.check(api_.cuLaunchHostFunc(stream, finish, raw), "cuLaunchHostFunc");
+  c.release();  // the host function owns it now
+}
+
+void CudaDevice::enqueue_copy(CUstream stream, const PlacedBuffer& dst, const PlacedBuffer& src,
+                              const Rect& region) {
+  if (dst.elem_size != src.elem_size)
+    throw Error(ErrorKind::kInternal, "GPU copy between buffers of " +
+                                          std::to_string(src.elem_size) + "- and " +
+                                          std::to_string(dst.elem_size) + "-byte elements");
+  const RegionCopy c = RegionCopy::plan(dst.box, src.box, region, dst.elem_size);
+  if (c.bytes == 0) return;
+  const GpuContext* dctx = context_of(dst.space);
+  const GpuContext* sctx = context_of(src.space);
+  auto* d = static_cast<char*>(dst.data);
+  const auto* s = static_cast<const char*>(src.data);
+  const std::string what = "while copying " + region.to_string() + " (" + format_size(c.bytes) +
+                           ") from " + src.space.to_string() + " to " + dst.space.to_string();
+  // Memory of another GPU: the peer copies name both contexts; the driver uses NVLink/PCIe
+  // peer access where it is enabled and stages through host memory otherwise.
+  const bool other_gpu = (dctx && dctx->context() != context_.context()) ||
+                         (sctx && sctx->context() != context_.context());
+  if (!other_gpu) {
+    if (c.contiguous) {
+      api_.check(
+          api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(d + c.dst_offset),
+                             reinterpret_cast<CUdeviceptr>(s + c.src_offset), c.bytes, stream),
+          "cuMemcpyAsync", what);
+      return;
+    }
+    const CUDA_MEMCPY3D desc = c.descriptor(d, dctx ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST, s,
+                                            sctx ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST);
+    api_.check(api_.cuMemcpy3DAsync(&desc, stream), "cuMemcpy3DAsync", what);
+    return;
+  }
+  const CUcontext dc = dctx ? dctx->context() : context_.context();
+  const CUcontext sc = sctx ? sctx->context() : context_.context();
+  if (c.contiguous && dctx && sctx) {
+    api_.check(api_.cuMemcpyPeerAsync(reinterpret_cast<CUdeviceptr>(d + c.dst_offset), dc,
+                                      reinterpret_cast<CUdeviceptr>(s + c.src_offset), sc, c.bytes,
+                                      stream),
+               "cuMemcpyPeerAsync", what);
+    return;
+  }
+  const CUDA_MEMCPY3D flat = c.descriptor(d, dctx ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST, s,
+                                          sctx ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST);
+  CUDA_MEMCPY3D_PEER p;
+  std::memset(&p, 0, sizeof p);
+  p.srcXInBytes = flat.srcXInBytes, p.srcY = flat.srcY, p.srcZ = flat.srcZ;
+  p.srcMemoryType = flat.srcMemoryType, p.srcHost = flat.srcHost, p.srcDevice = flat.srcDevice;
+  p.srcContext = sc, p.srcPitch = flat.srcPitch, p.srcHeight = flat.srcHeight;
+  p.dstXInBytes = flat.dstXInBytes, p.dstY = flat.dstY, p.dstZ = flat.dstZ;
+  p.dstMemoryType = flat.dstMemoryType, p.dstHost = flat.dstHost, p.dstDevice = flat.dstDevice;
+  p.dstContext = dc, p.dstPitch = flat.dstPitch, p.dstHeight = flat.dstHeight;
+  p.WidthInBytes = flat.WidthInBytes, p.Height = flat.Height, p.Depth = flat.Depth;
+  api_.check(api_.cuMemcpy3DPeerAsync(&p, stream), "cuMemcpy3DPeerAsync", what);
+}
+
+void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) {
+  copy_thread_->execute(
+      [this, dst, src, region, done]() mutable {
+        auto c = std::make_unique<Completion>();
+        c->done = std::move(done);
+        c->span.start = now();
+        try {
+          context_.make_current();
+          const bool outbound =
+              src.space.is_device() && context_of(src.space)->context() == context_.context();
+          const CUstream stream = outbound ? copy_out_ : copy_in_;
+          enqueue_copy(stream, dst, src, region);
+          finish_with_host_function(stream, std::move(c));
+        } catch (...) {
+          if (c) c->done(std::current_exception(), {c->span.start, now()});
+        }
+      },
+      nullptr);
+}
+
+// Host code sees host memory: device buffers are staged through pinned blocks holding just
+// the region, and written back after. Correct and simple; it costs two transfers and two
+// stream synchronisations of the copy thread per task (fills and folds could run as kernels
+// on the GPU instead).
+void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) {
+  copy_thread_->execute(
+      [this, accesses = std::move(accesses), job = std::move(job), done]() mutable {
+        OpSpan span{now(), {}};
+        std::vector<void*> blocks;
+        std::exception_ptr error;
+        try {
+          context_.make_current();
+          std::vector<host::BoxBuffer> views;
+          bool downloads = false, uploads = false;
+          for (const HostAccess& a : accesses) {
+            if (!a.buffer.space.is_device()) {
+              views.push_back(a.buffer.view());
+              continue;
+            }
+            const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.buffer.elem_size;
+            blocks.push_back(pinned_.allocate(bytes));
+            views.push_back({blocks.back(), a.region, a.buffer.elem_size});
+            if (a.read) {
+              const PlacedBuffer staged{blocks.back(), a.region, a.buffer.elem_size,
+                                        worker::MemorySpace::host()};
+              enqueue_copy(copy_out_, staged, a.buffer, a.region);
+              downloads = true;
+            }
+          }
+          if (downloads)
+            api_.check(api_.cuStreamSynchronize(copy_out_), "cuStreamSynchronize",
+                       "while staging a host job's buffers from " + id_.to_string());
+          job(views);
+          for (size_t i = 0; i < accesses.size(); ++i) {
+            const HostAccess& a = accesses[i];
+            if (!a.write || !a.buffer.space.is_device()) continue;
+            const PlacedBuffer staged{views[i].data, a.region, a.buffer.elem_size,
+                                      worker::MemorySpace::host()};
+            enqueue_copy(copy_in_, a.buffer, staged, a.region);
+            uploads = true;
+          }
+          if (uploads)
+            api_.check(api_.cuStreamSynchronize(copy_in_), "cuStreamSynchronize",
+                       "while writing a host job's results to " + id_.to_string());
+        } catch (...) {
+          error = std::current_exception();
+          // Transfers already issued may still read or write the blocks.
+          api_.cuStreamSynchronize(copy_out_);
+          api_.cuStreamSynchronize(copy_in_);
+        }
+        for (void* b : blocks) pinned_.release(b);
+        span.end = now();
+        done(std::move(error), span);
+      },
+      nullptr);
+}
+
+CUfunction CudaDevice::function_for(const worker::KernelInfo& kernel) {
+  auto it = functions_.find(&kernel);
+  if (it != functions_.end()) return it->second;
+  const GpuInfo& g = context_.gpu();
+  const KernelImage& image = images_.image(kernel, g.compute_major, g.compute_minor);
+  const std::string where = "while loading kernel '" + kernel.name + "' (entry " + image.entry +
+                            ") on " + id_.to_string();
+  CUmodule module = nullptr;
+  api_.check(api_.cuModuleLoadData(&module, image.cubin.data()), "cuModuleLoadData", where);
+  modules_.push_back(module);
+  CUfunction f = nullptr;
+  api_.check(api_.cuModuleGetFunction(&f, module, image.entry.c_str()), "cuModuleGetFunction",
+             where);
+  functions_[&kernel] = f;
+  return f;
+}
+
+void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
+  const worker::KernelInfo& info = *run.info;
+  if (run.functor.size() != info.functor_size)
+    throw Error(ErrorKind::kInternal, "functor of " + std::to_string(run.functor.size()) +
+                                          " bytes, kernel expects " +
+                                          std::to_string(info.functor_size));
+  const CUfunction f = function_for(info);
+  jit::LaunchBox box{};
+  const Rect& sb = run.superblock;
+  if (sb.rank() > 3)
+    throw Error(ErrorKind::kInternal, "superblock of rank " + std::to_string(sb.rank()));
+  box.rank = sb.rank();
+  for (int a = 0; a < 3; ++a) {
+    box.lo[a] = a < sb.rank() ? sb.lo()[a] : 0;
+    box.hi[a] = a < sb.rank() ? sb.hi()[a] : 1;
+  }
+  const int64_t volume = sb.volume();
+  if (volume == 0) {  // nothing to run; a reduction still yields its identity
+    if (run.partial) {
+      const size_t vs = info.reducer.value_size;
+      c.blocks.push_back(pinned_.allocate(vs));
+      info.reducer.init(c.blocks.back());
+      api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
+                                    reinterpret_cast<CUdeviceptr>(c.blocks.back()), vs, compute_),
+                 "cuMemcpyAsync");
+    }
+    return;
+  }
+  const bool reduction = run.partial != nullptr;
+  const int64_t blocks = grid_blocks(volume, reduction, context_.gpu().multiprocessors);
+  CUdeviceptr partials = 0;
+  const size_t vs = info.reducer.value_size;
+  if (reduction) {
+    const uint64_t need = static_cast<uint64_t>(blocks) * vs;
+    if (need > scratch_bytes_) {
+      // Earlier launches may still use the old scratch.
+      api_.check(api_.cuStreamSynchronize(compute_), "cuStreamSynchronize");
+      if (scratch_ != 0) api_.check(api_.cuMemFree(scratch_), "cuMemFree");
+      scratch_ = 0;
+      scratch_bytes_ = 0;
+      api_.check(
+          api_.cuMemAlloc(&scratch_, need), "cuMemAlloc",
+          "while allocating " + format_size(need) + " for the partials of '" + run.name + "'");
+      scratch_bytes_ = need;
+    }
+    partials = scratch_;
+  }
+  void* params[] = {run.functor.data(), &box, &partials};
+  api_.check(
+      api_.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kBlockThreads, 1, 1, 0, compute_,
+                          params, nullptr),
+      "cuLaunchKernel",
+      "while launching '" + run.name + "' over " + sb.to_string() + " on " + id_.to_string());
+  if (!reduction) return;
+  // Per-block partials to the host, joined there with the kernel's reducer, the value back
+  // to the device: in stream order behind the kernel.
+  c.reducer = &info.reducer;
+  c.count = blocks;
+  c.partials = pinned_.allocate(static_cast<uint64_t>(blocks) * vs);
+  c.blocks.push_back(c.partials);
+  c.value = pinned_.allocate(vs);
+  c.blocks.push_back(c.value);
+  api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(c.partials), partials,
+                                static_cast<uint64_t>(blocks) * vs, compute_),
+             "cuMemcpyAsync", "while copying the partials of '" + run.name + "'");
+  auto join = [](void* p) {
+    auto* j = static_cast<Completion*>(p);
+    try {
+      const size_t size = j->reducer->value_size;
+      j->reducer->init(j->value);
+      for (int64_t b = 0; b < j->count; ++b)
+        j->reducer->join(j->value, static_cast<const char*>(j->partials) + b * size);
+    } catch (...) {
+      j->error = std::current_exception();
+    }
+  };
+  api_.check(api_.cuLaunchHostFunc(compute_, join, &c), "cuLaunchHostFunc");
+  api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
+                                reinterpret_cast<CUdeviceptr>(c.value), vs, compute_),
+             "cuMemcpyAsync", "while copying the value of '" + run.name + "'");
+}
+
+void CudaDevice::launch(KernelRun run, Done done) {
+  compute_thread_->execute(
+      [this, run = std::move(run), done]() mutable {
+        auto c = std::make_unique<Completion>();
+        c->done = std::move(done);
+        c->pinned = &pinned_;
+        c->span.start = now();
+        try {
+          context_.make_current();
+          issue_launch(run, *c);
+          finish_with_host_function(compute_, std::move(c));
+        } catch (const std::exception& e) {
+          if (!c) return;  // the host function owns it: it will report
+          // Blocks may be in use by transfers already issued: wait before releasing them.
+          api_.cuStreamSynchronize(compute_);
+          for (void* b : c->blocks) pinned_.release(b);
+          c->done(worker::kernel_failure(run, id_, e.what()), {c->span.start, now()});
+        }
+      },
+      nullptr);
+}
+
+}  // namespace lightning::cuda

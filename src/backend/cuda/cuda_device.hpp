@@ -1,0 +1,84 @@
+// One GPU behind the worker's Device interface: kernels from the JIT launched on a compute
+// stream, copies on copy-in and copy-out streams, completions reported by host functions
+// enqueued behind the work (the worker's threads never wait for the GPU).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backend/cuda/gpu_context.hpp"
+#include "backend/cuda/kernel_image.hpp"
+#include "backend/cuda/pinned_host_pool.hpp"
+#include "backend/host/executor.hpp"
+#include "worker/device.hpp"
+
+namespace lightning::cuda {
+
+/// Threads per block of every launch (1-D blocks; the generated entry point derives each
+/// thread's point from its linear index).
+inline constexpr int kBlockThreads = 256;
+
+/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), capped at
+/// 32 blocks per SM (the entry point loops over the rest, grid-stride: measured faster than
+/// one thread per index for superblocks of 2^30 elements on an H200, see docs/results.md).
+/// Reductions are capped at 8 blocks per SM: each block writes one partial, which the host
+/// joins.
+int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
+
+/// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel
+/// lookup in the JIT, module loading, launches) and "D<n> copy" (copies, and host jobs,
+/// which wait for their transfers). Three non-blocking streams carry it: compute, copy-in
+/// (towards this GPU) and copy-out (from it). Every operation ends with a host function
+/// (cuLaunchHostFunc) that calls `done`: on the driver's callback thread, so `done` must
+/// not call the driver.
+class CudaDevice final : public worker::Device {
+ public:
+  /// `gpus` maps every device of the worker (this one included) to its GPU's context, for
+  /// copies between GPUs. Everything given must outlive the device.
+  CudaDevice(DeviceId id, const GpuContext& context,
+             const std::unordered_map<DeviceId, const GpuContext*>& gpus, PinnedHostPool& pinned,
+             KernelImageSource& images);
+  /// Finishes every queued operation (their `done` included), then frees the streams,
+  /// modules and scratch memory.
+  ~CudaDevice() override;
+
+  DeviceId id() const override { return id_; }
+  std::string description() const override;
+  void launch(worker::KernelRun run, Done done) override;
+  void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
+  void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;
+
+ private:
+  struct Completion;
+  CUfunction function_for(const worker::KernelInfo& kernel);
+  void issue_launch(worker::KernelRun& run, Completion& completion);
+  void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
+                    const worker::PlacedBuffer& src, const Rect& region);
+  const GpuContext* context_of(const worker::MemorySpace& space) const;
+  void finish_with_host_function(CUstream stream, std::unique_ptr<Completion> completion);
+
+  DeviceId id_;
+  const GpuContext& context_;
+  const DriverApi& api_;
+  const std::unordered_map<DeviceId, const GpuContext*>& gpus_;
+  PinnedHostPool& pinned_;
+  KernelImageSource& images_;
+  CUstream compute_ = nullptr, copy_in_ = nullptr, copy_out_ = nullptr;
+
+  // State of the compute thread.
+  std::unordered_map<const worker::KernelInfo*, CUfunction> functions_;
+  std::vector<CUmodule> modules_;
+  CUdeviceptr scratch_ = 0;  // per-block partials of reductions, reused in stream order
+  uint64_t scratch_bytes_ = 0;
+
+  // Declared last: destroyed (drained) first.
+  std::unique_ptr<host::Executor> compute_thread_;
+  std::unique_ptr<host::Executor> copy_thread_;
+};
+
+}  // namespace lightning::cuda

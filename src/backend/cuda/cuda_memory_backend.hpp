@@ -1,0 +1,47 @@
+// MemoryBackend for GPUs: device pools from cuMemAlloc, host copies of chunks in pinned
+// memory, copies through the driver.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <unordered_map>
+
+#include "backend/cuda/gpu_context.hpp"
+#include "backend/cuda/pinned_host_pool.hpp"
+#include "worker/memory_backend.hpp"
+
+namespace lightning::cuda {
+
+/// The memory of a worker's GPUs. Every call makes the context of the GPU concerned current
+/// on the calling thread (the worker's staging thread) and returns when the work is done:
+/// copies run on a stream of their own per GPU (non-blocking, so they never wait for the
+/// compute and copy streams of the devices), followed by a stream synchronisation.
+class CudaMemoryBackend final : public worker::MemoryBackend {
+ public:
+  /// `gpus` maps each device of the worker to its GPU's context; contexts and `pinned` must
+  /// outlive the backend.
+  CudaMemoryBackend(std::unordered_map<DeviceId, const GpuContext*> gpus, PinnedHostPool& pinned);
+  ~CudaMemoryBackend() override;
+
+  void* allocate_device_pool(DeviceId device, uint64_t bytes) override;
+  void free_device_pool(DeviceId device, void* pool) override;
+  void* allocate_host(uint64_t bytes) override;
+  void free_host(void* p) override;
+  void copy(void* dst, worker::MemorySpace dst_space, const void* src,
+            worker::MemorySpace src_space, uint64_t bytes) override;
+  void fill_zero(void* dst, worker::MemorySpace space, uint64_t bytes) override;
+
+  /// Device pools not yet freed (for tests).
+  int64_t live_device_pools() const { return live_pools_.load(); }
+
+ private:
+  const GpuContext& gpu(DeviceId device) const;
+  CUstream stream(DeviceId device);
+
+  std::unordered_map<DeviceId, const GpuContext*> gpus_;
+  std::unordered_map<DeviceId, CUstream> streams_;  // created on first use
+  PinnedHostPool& pinned_;
+  std::atomic<int64_t> live_pools_{0};
+};
+
+}  // namespace lightning::cuda

@@ -1,0 +1,381 @@
+// The generated entry points: a struct with the host bytes' layout, the user's code, and the
+// extern "C" __global__ wrapper of the kernel ABI.
+#include "backend/cuda/kernel_codegen.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <sstream>
+
+#include "core/error.hpp"
+
+namespace lightning::cuda {
+
+namespace {
+
+using worker::DeviceCodeKind;
+using worker::KernelInfo;
+
+// One parameter of the kernel's bytes, as the generated struct declares it.
+struct Member {
+  std::string name;
+  std::string type;  // C++ spelling under NVRTC
+  size_t offset = 0;
+  size_t size = 0;
+  size_t align = 1;
+};
+
+[[noreturn]] void fail(const KernelInfo& info, const std::string& what) {
+  throw Error(ErrorKind::kCuda, "cannot generate GPU code for kernel '" + info.name + "': " + what);
+}
+
+// The members of the kernel's bytes in offset order; checks that they fit and do not overlap.
+std::vector<Member> members_of(const KernelInfo& info) {
+  const auto& params = info.signature.params;
+  if (info.device.param_offsets.size() != params.size())
+    fail(info, "it records " + std::to_string(info.device.param_offsets.size()) +
+                   " parameter offsets for " + std::to_string(params.size()) + " parameters");
+  std::vector<Member> members;
+  for (size_t p = 0; p < params.size(); ++p) {
+    Member m;
+    m.name = params[p].name;
+    m.offset = info.device.param_offsets[p];
+    if (params[p].is_array) {
+      if (params[p].rank < 1 || params[p].rank > 3)
+        fail(info, "array '" + m.name + "' has rank " + std::to_string(params[p].rank) +
+                       " (GPU code takes arrays of 1 to 3 axes)");
+      // A column-major (LayoutLeft) View indexes its reversed storage.
+      m.type = std::string(params[p].axes_reversed ? "lightning::ReversedDeviceArray<"
+                                                   : "lightning::DeviceArray<") +
+               std::string(name_of(params[p].type)) + ", " + std::to_string(params[p].rank) + ">";
+      m.size = 16 + 16 * static_cast<size_t>(params[p].rank);
+      m.align = 8;
+    } else {
+      m.type = std::string(name_of(params[p].type));
+      m.size = size_of(params[p].type);
+      m.align = m.size;
+    }
+    if (m.offset % m.align != 0)
+      fail(info, "'" + m.name + "' sits at byte " + std::to_string(m.offset) +
+                     ", not a multiple of its alignment " + std::to_string(m.align));
+    members.push_back(m);
+  }
+  std::sort(members.begin(), members.end(),
+            [](const Member& a, const Member& b) { return a.offset < b.offset; });
+  size_t end = 0;
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (i > 0 && members[i].offset < end)
+      fail(info, "members '" + members[i - 1].name + "' and '" + members[i].name + "' overlap");
+    end = members[i].offset + members[i].size;
+  }
+  if (end > info.functor_size)
+    fail(info, "its members end at byte " + std::to_string(end) + ", beyond its " +
+                   std::to_string(info.functor_size) + " bytes");
+  return members;
+}
+
+// `struct <name> { members at their offsets, gaps as bytes; <body> };` and the layout checks.
+void write_struct(std::ostringstream& out, const KernelInfo& info, const std::string& name,
+                  const std::vector<Member>& members, const std::string& body) {
+  out << "struct " << name << " {\n";
+  size_t at = 0;
+  int gap = 0;
+  auto pad_to = [&](size_t offset) {
+    if (offset > at)
+      out << "  unsigned char lightning_gap_" << gap++ << "[" << offset - at << "];\n";
+    at = offset;
+  };
+  for (const Member& m : members) {
+    pad_to(m.offset);
+    out << "  " << m.type << " " << m.name << ";  // bytes [" << m.offset << ", "
+        << m.offset + m.size << ")\n";
+    at = m.offset + m.size;
+  }
+  pad_to(info.functor_size);
+  if (!body.empty()) out << "\n" << body << "\n";
+  out << "};\n";
+  // The host and this struct must agree byte for byte: the runtime copies the host bytes.
+  // NVRTC has no constant offsetof, so offsets are checked through what fixes them: every
+  // member has the size assumed and an alignment that divides its offset, so the compiler
+  // inserts no padding and each member sits after exactly the bytes written before it.
+  out << "static_assert(sizeof(" << name << ") == " << info.functor_size << ", \"" << name
+      << " must have the " << info.functor_size << " bytes of the host's kernel\");\n";
+  for (const Member& m : members)
+    out << "static_assert(sizeof(" << m.type << ") == " << m.size << " && " << m.offset
+        << " % alignof(" << m.type << ") == 0, \"" << m.name << " must sit at byte " << m.offset
+        << " as in the host's kernel\");\n";
+}
+
+// C++ literal of a reduction's identity under NVRTC (the values planner::fold_identity uses).
+std::string identity_literal(planner::FoldOp op, DataType type) {
+  const std::string t(name_of(type));
+  if (op == planner::FoldOp::kSum) return t + "(0)";
+  if (op == planner::FoldOp::kProd) return t + "(1)";
+  const bool min = op == planner::FoldOp::kMin;
+  if (type == DataType::kFloat32)
+    return min ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000u)";
+  if (type == DataType::kFloat64)
+    return min ? "__longlong_as_double(0x7ff0000000000000ll)"
+               : "__longlong_as_double(0xfff0000000000000ull)";
+  // Integers: the largest (min) or lowest (max) value, spelled so that no literal overflows.
+  auto spell = [&](auto limits_of) -> std::string {
+    using L = decltype(limits_of);
+    if (min) return t + "(" + std::to_string(L::max()) + "ull)";
+    if (L::lowest() == 0) return t + "(0)";
+    return t + "(-" + std::to_string(L::max()) + "ll - 1)";
+  };
+  switch (type) {
+    case DataType::kInt8:
+      return spell(std::numeric_limits<int8_t>());
+    case DataType::kInt16:
+      return spell(std::numeric_limits<int16_t>());
+    case DataType::kInt32:
+      return spell(std::numeric_limits<int32_t>());
+    case DataType::kInt64:
+      return spell(std::numeric_limits<int64_t>());
+    case DataType::kUInt8:
+      return spell(std::numeric_limits<uint8_t>());
+    case DataType::kUInt16:
+      return spell(std::numeric_limits<uint16_t>());
+    case DataType::kUInt32:
+      return spell(std::numeric_limits<uint32_t>());
+    default:
+      return spell(std::numeric_limits<uint64_t>());
+  }
+}
+
+// Expression joining a and b of type `type`.
+std::string join_expression(planner::FoldOp op, const std::string& type) {
+  switch (op) {
+    case planner::FoldOp::kSum:
+      return "static_cast<" + type + ">(a + b)";
+    case planner::FoldOp::kProd:
+      return "static_cast<" + type + ">(a * b)";
+    case planner::FoldOp::kMin:
+      return "b < a ? b : a";
+    default:
+      return "a < b ? b : a";
+  }
+}
+
+std::string file_name_of(const std::string& kernel_name) {
+  std::string name;
+  for (char c : kernel_name) name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (name.size() > 80) name.resize(80);
+  return name + ".cu";
+}
+
+void write_prelude(std::ostringstream& out, const KernelInfo& info) {
+  out << "// Generated by lightning_kokkos for kernel '" << info.name << "'.\n"
+      << "#include <cstddef>\n#include <cstdint>\n"
+      << "#include \"lightning_kokkos/device/device_array.hpp\"\n"
+      << "#include \"lightning_kokkos/device/launch_box.hpp\"\n";
+  for (const std::string& header : info.device.includes) out << "#include \"" << header << "\"\n";
+}
+
+// The rebase() of every array member of `var`: chunk offsets folded in once per thread.
+std::string rebase_arrays(const std::vector<Member>& members, const std::string& var) {
+  std::string text;
+  for (const Member& m : members)
+    if (m.type.rfind("lightning::DeviceArray<", 0) == 0)
+      text += "  " + var + "." + m.name + ".rebase();\n";
+  return text;
+}
+
+GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecialization& spec) {
+  const int rank = info.device.index_rank;
+  if (rank < 1 || rank > 3)
+    fail(info, "its operator() takes " + std::to_string(rank) + " indices (1 to 3 expected)");
+  const bool reduces = info.reducer.value_size != 0;
+  if (reduces && spec.reduce_op == planner::FoldOp::kCustom)
+    fail(info, "a custom reducer runs on host devices only (GPUs reduce with + * min max)");
+  if (reduces && size_of(spec.reduce_type) != info.reducer.value_size)
+    fail(info, "the reduction's value type " + std::string(name_of(spec.reduce_type)) +
+                   " does not have the kernel's value size " +
+                   std::to_string(info.reducer.value_size));
+  const std::vector<Member> members = members_of(info);
+  std::ostringstream out;
+  write_prelude(out, info);
+  out << "\nnamespace lightning_generated {\n\n";
+  write_struct(out, info, "Functor", members, reflow_source(info.device.source));
+  out << "\n}  // namespace lightning_generated\n\n";
+
+  const int block = spec.block_size;
+  const std::string value_type(name_of(spec.reduce_type));
+  const std::string value_param = reduces ? ", " + value_type + "& value" : "";
+  const std::string extra = reduces ? ", value" : "";
+  // The threads' loop, for 32- or 64-bit index arithmetic (32 bits halve the instructions
+  // per index, which memory-bound kernels at full bandwidth notice). Not unrolled: the
+  // grid usually covers the box, one index per thread, and unrolling costs every thread a
+  // trip-count division.
+  out << "namespace lightning_generated {\n\n"
+      << "template <class I>\n"
+      << "__device__ __forceinline__ void run_threads(const Functor& g, "
+         "const lightning::jit::LaunchBox& box, const I volume, const I stride"
+      << value_param << ") {\n"
+      << "  const I lo0 = static_cast<I>(box.lo[0]);\n";
+  if (rank >= 2)
+    out << "  const I lo1 = static_cast<I>(box.lo[1]);\n"
+        << "  const I n1 = static_cast<I>(box.hi[1] - box.lo[1]);\n";
+  if (rank == 3)
+    out << "  const I lo2 = static_cast<I>(box.lo[2]);\n"
+        << "  const I n2 = static_cast<I>(box.hi[2] - box.lo[2]);\n";
+  out << "#pragma unroll 1\n"
+      << "  for (I t = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + "
+         "static_cast<I>(threadIdx.x);\n"
+      << "       t < volume; t += stride) {\n";
+  if (rank == 1) {
+    out << "    g(lo0 + t" << extra << ");\n";
+  } else if (rank == 2) {
+    out << "    g(lo0 + t / n1, lo1 + t % n1" << extra << ");\n";
+  } else {
+    out << "    const I r = t % (n1 * n2);\n"
+        << "    g(lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2" << extra << ");\n";
+  }
+  out << "  }\n}\n\n}  // namespace lightning_generated\n\n";
+
+  out << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kEntryName
+      << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
+         "void* partials) {\n"
+      << "  lightning_generated::Functor g = f;  // local copy: offsets folded in once\n"
+      << rebase_arrays(members, "g");
+  if (reduces)
+    out << "  " << value_type << " value = " << identity_literal(spec.reduce_op, spec.reduce_type)
+        << ";\n";
+  // 32 bits when every index, the volume and the last loop step fit (they do for any
+  // superblock of fewer than 2^31 threads in arrays of fewer than 2^31 rows). Only the
+  // operator's axes are looked at: the others are 0..1 by the ABI.
+  out << "  const int64_t limit = 0x7fffffff;\n"
+      << "  const int64_t volume = ";
+  for (int a = 0; a < rank; ++a)
+    out << (a ? " * " : "") << "(box.hi[" << a << "] - box.lo[" << a << "])";
+  out << ";\n"
+      << "  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;\n"
+      << "  if (";
+  for (int a = 0; a < rank; ++a) out << "box.hi[" << a << "] <= limit && ";
+  out << "volume + stride <= limit)\n"
+      << "    lightning_generated::run_threads<int32_t>(g, box, static_cast<int32_t>(volume), "
+         "static_cast<int32_t>(stride)"
+      << extra << ");\n"
+      << "  else\n"
+      << "    lightning_generated::run_threads<int64_t>(g, box, volume, stride" << extra << ");\n";
+  if (reduces) {
+    // Tree over the block in shared memory; any block size up to the baked one.
+    out << "  __shared__ " << value_type << " scratch[" << block << "];\n"
+        << "  scratch[threadIdx.x] = value;\n"
+        << "  __syncthreads();\n"
+        << "  unsigned width = 1;\n"
+        << "  while (width < blockDim.x) width *= 2;\n"
+        << "  for (unsigned s = width / 2; s > 0; s /= 2) {\n"
+        << "    if (threadIdx.x < s && threadIdx.x + s < blockDim.x) {\n"
+        << "      const " << value_type << " a = scratch[threadIdx.x];\n"
+        << "      const " << value_type << " b = scratch[threadIdx.x + s];\n"
+        << "      scratch[threadIdx.x] = " << join_expression(spec.reduce_op, value_type) << ";\n"
+        << "    }\n"
+        << "    __syncthreads();\n"
+        << "  }\n"
+        << "  if (threadIdx.x == 0) static_cast<" << value_type
+        << "*>(partials)[blockIdx.x] = scratch[0];\n";
+  }
+  out << "}\n";
+  return {out.str(), kEntryName, file_name_of(info.name)};
+}
+
+GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecialization& spec) {
+  if (info.reducer.value_size != 0)
+    fail(info, "ported CUDA kernels cannot reduce (write partial results to an array)");
+  if (info.device.function.empty()) fail(info, "it names no __device__ function to call");
+  const std::vector<Member> members = members_of(info);
+  std::ostringstream out;
+  write_prelude(out, info);
+  out << "\n" << info.device.source << "\n";
+  out << "\nnamespace lightning_generated {\n\n";
+  write_struct(out, info, "Params", members, "");
+  out << "\n}  // namespace lightning_generated\n\n";
+  // The user's function takes the virtual block index, then the parameters in signature
+  // order; blocks are 1-D, superblocks whole blocks (box.lo[0] is a multiple of the block).
+  out << "extern \"C\" __global__ void __launch_bounds__(" << spec.block_size << ") " << kEntryName
+      << "(const lightning_generated::Params f, const lightning::jit::LaunchBox box, "
+         "void* partials) {\n"
+      << "  lightning_generated::Params g = f;  // local copy: offsets folded in once\n"
+      << rebase_arrays(members, "g") << "  const int64_t first = box.lo[0] / blockDim.x;\n"
+      << "  const int64_t blocks = (box.hi[0] - box.lo[0] + blockDim.x - 1) / blockDim.x;\n"
+      << "#pragma unroll 1\n"
+      << "  for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {\n"
+      << "    " << info.device.function << "(dim3(static_cast<unsigned>(first + b), 0, 0)";
+  for (const auto& p : info.signature.params) out << ", g." << p.name;
+  out << ");\n  }\n}\n";
+  return {out.str(), kEntryName, file_name_of(info.name)};
+}
+
+}  // namespace
+
+std::string KernelSpecialization::key(bool reduces) const {
+  std::string k = "b" + std::to_string(block_size);
+  if (reduces)
+    k += std::string("/") + planner::name_of(reduce_op) + "/" + std::string(name_of(reduce_type));
+  return k;
+}
+
+std::string reflow_source(const std::string& text) {
+  std::string out;
+  int depth = 0;   // braces open at parenthesis depth 0
+  int parens = 0;  // parentheses open (for headers and calls: no breaks inside)
+  bool line_start = true;
+  char quote = 0;  // inside a string or character literal: its delimiter
+  auto newline = [&] {
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    line_start = true;
+  };
+  auto indent = [&](int level) { out += std::string(2 * static_cast<size_t>(level), ' '); };
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == quote)
+        quote = 0;
+      continue;
+    }
+    const bool closes = c == '}' && parens == 0;
+    if (line_start) {
+      if (c == ' ' || c == '\t' || c == '\n') continue;
+      indent(closes ? depth : depth + 1);  // one level inside the generated struct
+      line_start = false;
+    } else if (closes) {
+      newline();
+      indent(depth);
+      line_start = false;
+    }
+    if (c == '"' || c == '\'') quote = c;
+    if (c == '(') ++parens;
+    if (c == ')' && parens > 0) --parens;
+    if (closes && depth > 0) --depth;
+    out += c;
+    if (parens == 0 && (c == '{' || c == ';' || c == '}')) {
+      if (c == '{') ++depth;
+      newline();
+    }
+  }
+  newline();
+  return out;
+}
+
+GeneratedKernel generate_kernel(const worker::KernelInfo& info, const KernelSpecialization& spec) {
+  if (spec.block_size < 1 || spec.block_size > 1024)
+    fail(info, "block size " + std::to_string(spec.block_size) + " (1 to 1024 threads)");
+  switch (info.device.kind) {
+    case DeviceCodeKind::kFunctorBody:
+      return generate_functor(info, spec);
+    case DeviceCodeKind::kPorted:
+      return generate_ported(info, spec);
+    case DeviceCodeKind::kNone:
+      break;
+  }
+  fail(info,
+       "it has no GPU source (lambdas and kernels registered without source run on host "
+       "devices only)");
+}
+
+}  // namespace lightning::cuda

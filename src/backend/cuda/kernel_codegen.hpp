@@ -1,0 +1,48 @@
+// Generated GPU source: the entry point NVRTC compiles for a kernel, following the kernel
+// ABI (docs/cuda.md):
+//   extern "C" __global__ void <entry>(Functor f, lightning::jit::LaunchBox box, void* partials)
+#pragma once
+
+#include <string>
+
+#include "core/data_type.hpp"
+#include "planner/task.hpp"
+#include "worker/kernel_registry.hpp"
+
+namespace lightning::cuda {
+
+/// What a launch fixes in the generated code beyond the kernel itself; part of the JIT
+/// cache key. One compile per kernel and specialisation, not per superblock: per-superblock
+/// values (chunk offsets, strides, the superblock) stay parameters (docs/cuda.md, "What is
+/// baked").
+struct KernelSpecialization {
+  int block_size = 256;  ///< threads per block, baked: launch bounds and reduction scratch
+  /// Reduction kernels: how values combine (+ * min max) and their type.
+  planner::FoldOp reduce_op = planner::FoldOp::kSum;
+  DataType reduce_type = DataType::kFloat64;
+
+  /// A text that differs whenever the generated code would ("b256", "b256/+/double").
+  std::string key(bool reduces) const;
+};
+
+/// One generated translation unit.
+struct GeneratedKernel {
+  std::string source;
+  std::string entry;      ///< the extern "C" __global__ function's name
+  std::string file_name;  ///< for NVRTC's messages, e.g. "lk_test__Saxpy.cu"
+};
+
+/// The name of the generated entry point (the same for every kernel: one per module).
+inline constexpr const char* kEntryName = "lightning_entry";
+
+/// Generates the entry point of `info` (DeviceCode kFunctorBody or kPorted). Throws
+/// Error(ErrorKind::kCuda) naming the kernel when it has no GPU code, when a reduction asks
+/// for a custom reducer, or when its layout cannot be reproduced (overlapping members).
+GeneratedKernel generate_kernel(const worker::KernelInfo& info, const KernelSpecialization& spec);
+
+/// Breaks one-line source text (a stringified macro argument) into lines after `{`, `;` and
+/// `}` outside parentheses and literals, indented by brace depth, so that compile errors
+/// point at a statement. Public for tests.
+std::string reflow_source(const std::string& text);
+
+}  // namespace lightning::cuda

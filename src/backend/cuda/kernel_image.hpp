@@ -1,0 +1,28 @@
+// Where a GPU device gets the machine code of a kernel: a cubin with the name of its entry
+// point, compiled for the device's architecture (by the JIT cache in the runtime; by hand in
+// tests).
+#pragma once
+
+#include "backend/cuda/jit_cache.hpp"
+#include "worker/kernel_registry.hpp"
+
+namespace lightning::cuda {
+
+/// A loadable image of one kernel: cuModuleLoadData takes `cubin`; `entry` names the
+/// generated `extern "C" __global__ void entry(Functor f, lightning::jit::LaunchBox box,
+/// void* partials)` (see lightning_kokkos/device/launch_box.hpp for the ABI).
+using KernelImage = CompiledKernel;
+
+/// Produces kernel images; shared by every GPU of a process, so implementations are
+/// thread-safe. An image returned stays valid and unchanged for the source's lifetime.
+class KernelImageSource {
+ public:
+  virtual ~KernelImageSource() = default;
+  /// The image of `kernel` for compute capability `sm_major`.`sm_minor`. Throws
+  /// lightning::Error (kCuda with the compiler's log, or kInvalidArgument for a kernel
+  /// without GPU source) naming the kernel.
+  virtual const KernelImage& image(const worker::KernelInfo& kernel, int sm_major,
+                                   int sm_minor) = 0;
+};
+
+}  // namespace lightning::cuda

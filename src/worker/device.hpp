@@ -1,0 +1,98 @@
+// What a worker asks of a device: run a kernel over a superblock, copy regions between
+// memories, run host code over a task's buffers. Emulated host devices (EmulatedDevice) and
+// GPUs (cuda::CudaDevice) implement it; the worker drives both alike.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/host/region_ops.hpp"
+#include "core/ids.hpp"
+#include "core/rect.hpp"
+#include "planner/task.hpp"
+#include "worker/kernel_registry.hpp"
+#include "worker/memory_space.hpp"
+
+namespace lightning::worker {
+
+/// A task's buffer as a device sees it: the elements of `box`, row-major, at `data` in
+/// `space` (a device's memory or host memory; a device address for a GPU's memory).
+struct PlacedBuffer {
+  void* data = nullptr;
+  Rect box;
+  size_t elem_size = 0;
+  MemorySpace space;
+
+  host::BoxBuffer view() const { return {data, box, elem_size}; }
+};
+
+/// A kernel over one superblock.
+struct KernelRun {
+  const KernelInfo* info = nullptr;
+  std::string name;              ///< the launch's name, for messages and traces
+  std::vector<uint8_t> functor;  ///< its bytes, array handles patched to this device's memory
+  Rect superblock;               ///< thread indices
+  void* partial = nullptr;       ///< reductions: value_size bytes in this device's memory
+  /// Reductions: how partials start and combine (kCustom: the kernel's ReducerInfo; else the
+  /// built-in operator on one `reduce_type` value), as the launch says.
+  planner::FoldOp reduce_op = planner::FoldOp::kCustom;
+  DataType reduce_type = DataType::kUInt8;
+};
+
+/// Sets `run`'s partial (host memory) to its reduction's identity.
+void start_partial(const KernelRun& run);
+
+/// One buffer host code works on. A buffer in a device's memory is copied to host memory
+/// before the job (`region` of it, when `read`) and back after it (`region`, when `write`);
+/// host code sees only `region` then, so it must not touch the buffer outside it.
+struct HostAccess {
+  PlacedBuffer buffer;
+  Rect region;
+  bool read = true;
+  bool write = false;
+};
+
+/// When an operation ran, for traces: from its start on the device's engine to its end (on a
+/// GPU, from its submission to the callback that reports its end).
+struct OpSpan {
+  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point end;
+};
+
+/// One device of a worker. Every operation returns at once and reports its end through
+/// `done`, exactly once, with nullptr or the error and when it ran; `done` may run on any
+/// thread (an engine's, or the GPU driver's) and must neither block nor throw.
+/// Operations on one device may run concurrently: the worker orders dependent tasks itself.
+class Device {
+ public:
+  using Done = std::function<void(std::exception_ptr error, OpSpan span)>;
+  /// Host code over host views of a task's buffers, in HostAccess order.
+  using HostJob = std::function<void(const std::vector<host::BoxBuffer>& buffers)>;
+
+  virtual ~Device() = default;
+
+  virtual DeviceId id() const = 0;
+  /// "emulated host device", "NVIDIA H200 (cuda:0)": for logs and lightning-info.
+  virtual std::string description() const = 0;
+
+  /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` is
+  /// initialised with the kernel's reducer first. Failures are Error(kTask) naming the
+  /// kernel, the superblock and the device (see kernel_failure).
+  virtual void launch(KernelRun run, Done done) = 0;
+  /// `dst[p] = src[p]` for p in `region`, where each buffer is in this device's memory,
+  /// another device's of the same kind, or host memory.
+  virtual void copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) = 0;
+  /// Runs `job` on the copy engine's side over host views of `accesses` (see HostAccess).
+  virtual void run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) = 0;
+};
+
+/// The error of a kernel that failed: Error(kTask) "kernel 'name' failed on superblock
+/// [0, 100) on D0: <what>".
+std::exception_ptr kernel_failure(const KernelRun& run, DeviceId device, const std::string& what);
+
+}  // namespace lightning::worker

@@ -1,0 +1,32 @@
+// What a kernel brings for GPUs: source text that NVRTC turns into an entry point.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lightning::worker {
+
+/// How a kernel's GPU code is written.
+enum class DeviceCodeKind : uint8_t {
+  kNone,         ///< no source (e.g. a lambda): host devices only
+  kFunctorBody,  ///< a LIGHTNING_KERNEL functor: the text of its operator() (and whatever else
+                 ///< the macro's last argument holds), pasted into a struct of the same layout
+  kPorted,       ///< a ported CUDA kernel: a translation unit with one __device__ function
+                 ///< taking the virtual block index, then the parameters in signature order
+};
+
+/// A kernel's GPU source and how to call it. The kernel's bytes hold every parameter of
+/// the signature at `param_offsets` (functors: where the members are; ported kernels: a
+/// packed parameter struct).
+struct DeviceCode {
+  DeviceCodeKind kind = DeviceCodeKind::kNone;
+  std::string source;
+  std::string function;               ///< kPorted: the __device__ function's name
+  std::vector<std::string> includes;  ///< headers the source needs, `#include`d before it
+  std::vector<size_t> param_offsets;  ///< byte offset of each signature parameter
+  int index_rank = 0;                 ///< kFunctorBody: indices operator() takes (1-3)
+};
+
+}  // namespace lightning::worker

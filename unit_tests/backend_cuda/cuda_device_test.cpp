@@ -1,0 +1,338 @@
+// The GPU runtime on a GPU: memory backend, copies of strided boxes between host, device
+// and peer memory, host jobs, and kernel launches with the LaunchBox ABI (kernels written by
+// hand here and compiled with NVRTC). Exits 77 (skipped) on machines without a CUDA driver.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstring>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda_platform.hpp"
+#include "backend/cuda/driver_api.hpp"
+#include "backend/cuda/gpu_discovery.hpp"
+#include "backend/cuda/nvrtc_compiler.hpp"
+#include "backend/host/region_ops.hpp"
+#include "core/error.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
+
+namespace lightning::cuda {
+namespace {
+
+using worker::HostAccess;
+using worker::KernelInfo;
+using worker::KernelRun;
+using worker::MemorySpace;
+using worker::OpSpan;
+using worker::PlacedBuffer;
+
+// Kernels written against the ABI by hand: the functor by value, the superblock, partials.
+const char* kSource = R"(
+#include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/device/launch_box.hpp"
+struct Axpy { lightning::ArrayHandle<float, 1> x; lightning::ArrayHandle<float, 1> y; float a; };
+extern "C" __global__ void axpy_entry(Axpy f, lightning::jit::LaunchBox box, void*) {
+  const int64_t n = box.hi[0] - box.lo[0];
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t i = box.lo[0] + t;
+    f.y(i) = f.a * f.x(i) + f.y(i);
+  }
+}
+struct Sum { lightning::ArrayHandle<double, 1> x; };
+extern "C" __global__ void sum_entry(Sum f, lightning::jit::LaunchBox box, void* partials) {
+  __shared__ double s[256];
+  double acc = 0;
+  const int64_t n = box.hi[0] - box.lo[0];
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n;
+       t += (int64_t)gridDim.x * blockDim.x)
+    acc += f.x(box.lo[0] + t);
+  s[threadIdx.x] = acc;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) static_cast<double*>(partials)[blockIdx.x] = s[0];
+}
+)";
+
+struct Axpy {
+  ArrayHandle<float, 1> x;
+  ArrayHandle<float, 1> y;
+  float a;
+};
+struct Sum {
+  ArrayHandle<double, 1> x;
+};
+
+// Compiles kSource once per architecture; entry "<kernel name>_entry".
+class HandWrittenImages final : public KernelImageSource {
+ public:
+  const KernelImage& image(const KernelInfo& kernel, int major, int minor) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (cubin_.empty())
+      cubin_ =
+          compile_to_cubin({"hand-written", "kernels.cu", kSource}, nvrtc_options(major, minor))
+              .cubin;
+    auto& image = images_[kernel.name];
+    image.cubin = cubin_;
+    image.entry = kernel.name + "_entry";
+    ++requests;
+    return image;
+  }
+  int requests = 0;
+
+ private:
+  std::mutex mutex_;
+  std::vector<char> cubin_;
+  std::map<std::string, KernelImage> images_;
+};
+
+KernelInfo axpy_info() {
+  KernelInfo k;
+  k.name = "axpy";
+  k.functor_size = sizeof(Axpy);
+  k.arrays = {{0, offsetof(Axpy, x), 1}, {1, offsetof(Axpy, y), 1}};
+  return k;
+}
+
+void sum_init(void* v) {
+  *static_cast<double*>(v) = 0;
+}
+void sum_join(void* d, const void* s) {
+  *static_cast<double*>(d) += *static_cast<const double*>(s);
+}
+
+KernelInfo sum_info() {
+  KernelInfo k;
+  k.name = "sum";
+  k.functor_size = sizeof(Sum);
+  k.arrays = {{0, offsetof(Sum, x), 1}};
+  k.reducer = {sizeof(double), sum_init, sum_join};
+  return k;
+}
+
+// Waits for an operation's `done`, rethrowing its error.
+struct Waiter {
+  std::promise<std::exception_ptr> promise;
+  worker::Device::Done done() {
+    return [this](std::exception_ptr e, OpSpan) { promise.set_value(std::move(e)); };
+  }
+  void wait() {
+    if (auto e = promise.get_future().get()) std::rethrow_exception(e);
+  }
+};
+
+class CudaDeviceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    gpus_ = discover_gpus();
+    ASSERT_FALSE(gpus_.empty());
+    std::vector<std::pair<DeviceId, GpuInfo>> devices;
+    for (size_t i = 0; i < std::min<size_t>(gpus_.size(), 2); ++i)
+      devices.push_back({DeviceId(i), gpus_[i]});
+    images_ = std::make_shared<HandWrittenImages>();
+    platform_ = std::make_unique<CudaPlatform>(devices, images_);
+    for (size_t i = 0; i < devices.size(); ++i) {
+      devices_.push_back(platform_->open(DeviceId(i), i));
+      pools_.push_back(platform_->memory().allocate_device_pool(DeviceId(i), 64 << 20));
+    }
+  }
+  void TearDown() override {
+    devices_.clear();
+    for (size_t i = 0; i < pools_.size(); ++i)
+      platform_->memory().free_device_pool(DeviceId(i), pools_[i]);
+  }
+
+  // A device buffer over `box` at `offset` bytes into device d's pool.
+  PlacedBuffer on_device(size_t d, const Rect& box, size_t elem, uint64_t offset = 0) {
+    return {static_cast<char*>(pools_[d]) + offset, box, elem, MemorySpace::of_device(DeviceId(d))};
+  }
+  static PlacedBuffer on_host(void* data, const Rect& box, size_t elem) {
+    return {data, box, elem, MemorySpace::host()};
+  }
+  void copy(size_t d, PlacedBuffer dst, PlacedBuffer src, const Rect& region) {
+    Waiter w;
+    devices_[d]->copy(dst, src, region, w.done());
+    w.wait();
+  }
+
+  std::vector<GpuInfo> gpus_;
+  std::shared_ptr<HandWrittenImages> images_;
+  std::unique_ptr<CudaPlatform> platform_;
+  std::vector<std::unique_ptr<worker::Device>> devices_;
+  std::vector<void*> pools_;
+};
+
+std::vector<int32_t> iota(size_t n, int32_t from) {
+  std::vector<int32_t> v(n);
+  std::iota(v.begin(), v.end(), from);
+  return v;
+}
+
+TEST_F(CudaDeviceTest, MemoryBackendCopiesAndZeroes) {
+  worker::MemoryBackend& m = platform_->memory();
+  const MemorySpace dev = MemorySpace::of_device(DeviceId(0));
+  std::vector<int32_t> in = iota(1000, 7), out(1000, -1);
+  void* pinned = m.allocate_host(4000);
+  m.copy(pools_[0], dev, in.data(), MemorySpace::host(), 4000);
+  m.copy(pinned, MemorySpace::host(), pools_[0], dev, 4000);
+  EXPECT_EQ(std::memcmp(pinned, in.data(), 4000), 0);
+  m.fill_zero(pools_[0], dev, 2000);
+  m.copy(out.data(), MemorySpace::host(), pools_[0], dev, 4000);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(out[i], i < 500 ? 0 : in[i]) << i;
+  m.free_host(pinned);
+}
+
+// A 2-D block goes host -> device (strided), device -> device (another box), device -> host;
+// the result equals the host reference (host::copy_region) and nothing else is written.
+TEST_F(CudaDeviceTest, StridedBoxesRoundTripThroughDeviceMemory) {
+  const Rect host_box({0, 0}, {20, 30}), dev_a({2, 3}, {18, 27}), dev_b({4, 5}, {16, 25});
+  const Rect region({5, 6}, {14, 21});
+  std::vector<int32_t> src = iota(600, 1), dst(600, -7), expected(600, -7);
+  host::copy_region({expected.data(), host_box, 4}, {src.data(), host_box, 4}, region);
+  const auto a = on_device(0, dev_a, 4), b = on_device(0, dev_b, 4, 1 << 20);
+  copy(0, a, on_host(src.data(), host_box, 4), region);
+  copy(0, b, a, region);
+  copy(0, on_host(dst.data(), host_box, 4), b, region);
+  EXPECT_EQ(dst, expected);
+}
+
+TEST_F(CudaDeviceTest, ThreeDimensionalRegionsCopyLikeTheHost) {
+  const Rect host_box({0, 0, 0}, {6, 7, 8}), dev({1, 0, 2}, {6, 7, 8});
+  const Rect region({2, 1, 3}, {5, 6, 7});
+  std::vector<int32_t> src = iota(336, 100), dst(336, 0), expected(336, 0);
+  host::copy_region({expected.data(), host_box, 4}, {src.data(), host_box, 4}, region);
+  copy(0, on_device(0, dev, 4), on_host(src.data(), host_box, 4), region);
+  copy(0, on_host(dst.data(), host_box, 4), on_device(0, dev, 4), region);
+  EXPECT_EQ(dst, expected);
+}
+
+TEST_F(CudaDeviceTest, PeerCopiesBetweenTwoGpus) {
+  if (devices_.size() < 2) GTEST_SKIP() << "one GPU";
+  const Rect box({0, 0}, {64, 64}), region({8, 4}, {40, 60});
+  std::vector<int32_t> src = iota(4096, 3), dst(4096, 0), expected(4096, 0);
+  host::copy_region({expected.data(), box, 4}, {src.data(), box, 4}, region);
+  copy(0, on_device(0, box, 4), on_host(src.data(), box, 4), box);
+  copy(0, on_device(1, box, 4), on_device(0, box, 4), region);  // strided peer
+  copy(0, on_device(1, box, 4, 1 << 20), on_device(0, box, 4), Rect({0, 0}, {64, 64}));  // whole
+  copy(1, on_host(dst.data(), box, 4), on_device(1, box, 4), region);
+  std::vector<int32_t> whole(4096, 0);
+  copy(1, on_host(whole.data(), box, 4), on_device(1, box, 4, 1 << 20), box);
+  EXPECT_EQ(dst, expected);
+  EXPECT_EQ(whole, src);
+  std::printf("peer access pairs: %zu\n", platform_->peer_pairs().size());
+}
+
+TEST_F(CudaDeviceTest, HostJobsSeeTheRegionAndWriteItBack) {
+  const Rect box({0}, {1000}), region({100}, {300});
+  std::vector<int32_t> src = iota(1000, 0), dst(1000, 0);
+  const auto dev = on_device(0, box, 4);
+  copy(0, dev, on_host(src.data(), box, 4), box);
+  Waiter w;
+  devices_[0]->run_on_host(
+      {{dev, region, true, true}},
+      [&](const std::vector<host::BoxBuffer>& b) {
+        EXPECT_EQ(b[0].box, region);
+        auto* v = static_cast<int32_t*>(b[0].data);
+        for (int i = 0; i < 200; ++i) v[i] = -v[i];
+      },
+      w.done());
+  w.wait();
+  copy(0, on_host(dst.data(), box, 4), dev, box);
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(dst[i], i >= 100 && i < 300 ? -i : i) << i;
+}
+
+void patch(std::vector<uint8_t>& functor, size_t offset, void* data, int64_t lo, int64_t n) {
+  auto* h = reinterpret_cast<RawArrayHandle*>(functor.data() + offset);
+  h->data = data;
+  h->offset = lo;
+  h->stride_and_extent[0] = 1;
+  h->stride_and_extent[1] = n;
+}
+
+TEST_F(CudaDeviceTest, LaunchesAKernelOverASuperblockWithGlobalIndices) {
+  const int64_t n = 1 << 20, lo = 1000, hi = n - 1000;
+  static const KernelInfo info = axpy_info();
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = float(i % 97), y[i] = float(i % 13);
+  // Chunks [lo, hi) of x and y at two places of the pool.
+  const Rect chunk({lo}, {hi});
+  const auto dx = on_device(0, chunk, 4), dy = on_device(0, chunk, 4, 8 << 20);
+  copy(0, dx, on_host(x.data(), Rect({0}, {n}), 4), chunk);
+  copy(0, dy, on_host(y.data(), Rect({0}, {n}), 4), chunk);
+  Axpy f{};
+  f.a = 2.5f;
+  KernelRun run{&info, "axpy", std::vector<uint8_t>(sizeof f), Rect({lo + 5}, {hi - 5}), nullptr};
+  std::memcpy(run.functor.data(), &f, sizeof f);
+  patch(run.functor, offsetof(Axpy, x), dx.data, lo, n);
+  patch(run.functor, offsetof(Axpy, y), dy.data, lo, n);
+  Waiter w;
+  devices_[0]->launch(std::move(run), w.done());
+  w.wait();
+  std::vector<float> out(n, 0);
+  copy(0, on_host(out.data(), Rect({0}, {n}), 4), dy, chunk);
+  for (int64_t i = lo; i < hi; ++i) {
+    const float want = i >= lo + 5 && i < hi - 5 ? 2.5f * x[i] + y[i] : y[i];
+    ASSERT_EQ(out[i], want) << i;
+  }
+}
+
+TEST_F(CudaDeviceTest, ReductionsJoinThePerBlockPartialsIntoThePartialChunk) {
+  const int64_t n = 3'000'001;
+  static const KernelInfo info = sum_info();
+  std::vector<double> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = double(i % 1000);
+  const Rect all({0}, {n});
+  const auto dx = on_device(0, all, 8);
+  copy(0, dx, on_host(x.data(), all, 8), all);
+  const auto partial = on_device(0, Rect(Point{}, Point{}), 8, 32 << 20);
+  KernelRun run{&info, "sum", std::vector<uint8_t>(sizeof(Sum)), Rect({10}, {n}), partial.data};
+  patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
+  Waiter w;
+  devices_[0]->launch(std::move(run), w.done());
+  w.wait();
+  double value = -1;
+  copy(0, on_host(&value, partial.box, 8), partial, partial.box);
+  double want = 0;
+  for (int64_t i = 10; i < n; ++i) want += x[i];
+  EXPECT_EQ(value, want);  // integers: exact in any order
+}
+
+TEST_F(CudaDeviceTest, AKernelWithoutImageFailsNamingTheKernelAndSuperblock) {
+  static KernelInfo info = axpy_info();
+  info.name = "missing";  // no entry "missing_entry" in the module
+  KernelRun run{&info, "missing", std::vector<uint8_t>(sizeof(Axpy)), Rect({0}, {10}), nullptr};
+  Waiter w;
+  devices_[0]->launch(std::move(run), w.done());
+  try {
+    w.wait();
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kTask);
+    EXPECT_NE(e.message().find("kernel 'missing' failed on superblock [0, 10) on D0"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(e.message().find("cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace lightning::cuda
+
+int main(int argc, char** argv) {
+  if (!lightning::cuda::DriverApi::available()) {
+    std::printf("SKIPPED: %s\n", lightning::cuda::DriverApi::unavailable_reason().c_str());
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

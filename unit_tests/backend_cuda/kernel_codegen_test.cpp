@@ -1,0 +1,309 @@
+#include "backend/cuda/kernel_codegen.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <string>
+
+#include "backend/cuda/nvrtc_compiler.hpp"
+#include "core/error.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
+
+namespace lightning::cuda {
+namespace {
+
+using worker::DeviceCodeKind;
+using worker::KernelInfo;
+
+// The bytes of a functor with two rank-1 Views and a float, as the Kokkos adapter lays them
+// out: each View is its ArrayHandle followed by a control-block pointer.
+struct HostSaxpy {
+  ArrayHandle<const float, 1> x;
+  void* x_control;
+  ArrayHandle<float, 1> y;
+  void* y_control;
+  float a;
+};
+
+KernelInfo saxpy_info(const std::string& body) {
+  KernelInfo info;
+  info.name = "test::Saxpy";
+  info.functor_size = sizeof(HostSaxpy);
+  info.signature.add_array("x", DataType::kFloat32, 1)
+      .add_array("y", DataType::kFloat32, 1)
+      .add_scalar("a", DataType::kFloat32);
+  info.device.kind = DeviceCodeKind::kFunctorBody;
+  info.device.source = body;
+  info.device.param_offsets = {offsetof(HostSaxpy, x), offsetof(HostSaxpy, y),
+                               offsetof(HostSaxpy, a)};
+  info.device.index_rank = 1;
+  info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
+  return info;
+}
+
+const char* kSaxpyBody =
+    "KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = a * x(i) + y(i); }";
+
+void compile(const GeneratedKernel& g, const std::string& name = "test") {
+  const NvrtcOutput out = compile_to_cubin({name, g.file_name, g.source}, nvrtc_options(9, 0));
+  EXPECT_GT(out.cubin.size(), 4u);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// A column-major (LayoutLeft) matrix: its device type indexes the reversed storage.
+TEST(KernelCodegen, ColumnMajorViewsIndexTheirReversedStorage) {
+  struct HostTranspose {
+    ArrayHandle<const double, 2> a;
+    void* a_control;
+    ArrayHandle<double, 2> b;
+    void* b_control;
+  };
+  KernelInfo info;
+  info.name = "test::Transpose";
+  info.functor_size = sizeof(HostTranspose);
+  info.signature.add_array("a", DataType::kFloat64, 2, /*axes_reversed=*/true)
+      .add_array("b", DataType::kFloat64, 2);
+  info.device.kind = DeviceCodeKind::kFunctorBody;
+  info.device.source =
+      "KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j) const { b(i, j) = a(j, "
+      "i) + a.extent(0); }";
+  info.device.param_offsets = {offsetof(HostTranspose, a), offsetof(HostTranspose, b)};
+  info.device.index_rank = 2;
+  info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
+  const GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_TRUE(contains(g.source, "lightning::ReversedDeviceArray<double, 2> a;")) << g.source;
+  EXPECT_TRUE(contains(g.source, "lightning::DeviceArray<double, 2> b;")) << g.source;
+  compile(g);
+}
+
+TEST(KernelCodegen, FunctorStructHasHostLayoutWithGapsAndChecks) {
+  const GeneratedKernel g = generate_kernel(saxpy_info(kSaxpyBody), {});
+  EXPECT_EQ(g.entry, "lightning_entry");
+  EXPECT_EQ(g.file_name, "test__Saxpy.cu");
+  const std::string& s = g.source;
+  EXPECT_TRUE(contains(s, "lightning::DeviceArray<float, 1> x;  // bytes [0, 32)")) << s;
+  EXPECT_TRUE(contains(s, "unsigned char lightning_gap_0[8];")) << s;
+  EXPECT_TRUE(contains(s, "lightning::DeviceArray<float, 1> y;  // bytes [40, 72)")) << s;
+  EXPECT_TRUE(contains(s, "float a;  // bytes [80, 84)")) << s;
+  EXPECT_TRUE(contains(s, "unsigned char lightning_gap_2[4];")) << s;  // tail up to 88
+  EXPECT_TRUE(contains(s, "static_assert(sizeof(Functor) == 88")) << s;
+  EXPECT_TRUE(contains(s,
+                       "static_assert(sizeof(lightning::DeviceArray<float, 1>) == 32 && 40 % "
+                       "alignof(lightning::DeviceArray<float, 1>) == 0, \"y must sit at byte "
+                       "40 as in the host's kernel\");"))
+      << s;
+  EXPECT_TRUE(contains(s, "static_assert(sizeof(float) == 4 && 80 % alignof(float) == 0")) << s;
+  EXPECT_TRUE(contains(s,
+                       "extern \"C\" __global__ void __launch_bounds__(256) lightning_entry("
+                       "const lightning_generated::Functor f, const lightning::jit::LaunchBox "
+                       "box, void* partials)"))
+      << s;
+  EXPECT_TRUE(contains(s, "g.x.rebase();\n  g.y.rebase();")) << s;
+  EXPECT_TRUE(contains(s, "g(lo0 + t);")) << s;
+  EXPECT_TRUE(contains(s, "const int64_t volume = (box.hi[0] - box.lo[0]);")) << s;
+  EXPECT_TRUE(contains(s, "if (box.hi[0] <= limit && volume + stride <= limit)")) << s;
+  EXPECT_TRUE(contains(s, "run_threads<int64_t>(g, box, volume, stride);")) << s;
+  EXPECT_FALSE(contains(s, "partials)[")) << "no reduction epilogue for parallel_for";
+  compile(g);
+}
+
+TEST(KernelCodegen, MembersListedOutOfOrderAreLaidOutByOffset) {
+  KernelInfo info = saxpy_info(kSaxpyBody);
+  info.signature = {};
+  info.signature.add_scalar("a", DataType::kFloat32)
+      .add_array("y", DataType::kFloat32, 1)
+      .add_array("x", DataType::kFloat32, 1);
+  info.device.param_offsets = {offsetof(HostSaxpy, a), offsetof(HostSaxpy, y),
+                               offsetof(HostSaxpy, x)};
+  const GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_LT(g.source.find(" x;"), g.source.find(" y;"));
+  EXPECT_LT(g.source.find(" y;"), g.source.find(" a;"));
+  compile(g);
+}
+
+TEST(KernelCodegen, LayoutChecksCatchABodyThatAddsMembers) {
+  // A data member in the pasted text would shift nothing here but grows the struct: the
+  // generated static_assert on sizeof must stop it.
+  const GeneratedKernel g =
+      generate_kernel(saxpy_info(std::string("double extra;\n") + kSaxpyBody), {});
+  try {
+    compile(g, "test::Saxpy");
+    FAIL() << "expected the layout check to fail";
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "Functor must have the 88 bytes of the host's kernel"))
+        << e.what();
+  }
+}
+
+TEST(KernelCodegen, RejectsOverlapsMisalignmentAndMissingSource) {
+  KernelInfo info = saxpy_info(kSaxpyBody);
+  info.device.param_offsets[1] = 16;  // y inside x
+  EXPECT_THROW(generate_kernel(info, {}), Error);
+  info = saxpy_info(kSaxpyBody);
+  info.device.param_offsets[2] = 82;  // float at an odd place
+  EXPECT_THROW(generate_kernel(info, {}), Error);
+  info = saxpy_info(kSaxpyBody);
+  info.device.kind = DeviceCodeKind::kNone;
+  try {
+    generate_kernel(info, {});
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kCuda);
+    EXPECT_TRUE(contains(e.what(), "test::Saxpy")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "host devices only")) << e.what();
+  }
+}
+
+TEST(KernelCodegen, RankTwoAndThreeIndicesFromTheLaunchBox) {
+  struct Host2 {
+    ArrayHandle<double, 2> m;
+    void* control;
+  };
+  KernelInfo info;
+  info.name = "test::Fill2";
+  info.functor_size = sizeof(Host2);
+  info.signature.add_array("m", DataType::kFloat64, 2);
+  info.device.kind = DeviceCodeKind::kFunctorBody;
+  info.device.source =
+      "void operator()(const int64_t i, const int64_t j) const { m(i, j) = i * m.extent(1) + j; "
+      "}";
+  info.device.param_offsets = {0};
+  info.device.index_rank = 2;
+  GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_TRUE(contains(g.source, "g(lo0 + t / n1, lo1 + t % n1);")) << g.source;
+  compile(g);
+
+  info.name = "test::Fill3";
+  info.signature = {};
+  info.signature.add_array("m", DataType::kFloat64, 3);
+  info.functor_size = 16 + 16 * 3 + 8;
+  info.device.source =
+      "void operator()(int i, int j, int k) const { m(i, j, k) = m.size() + i + j + k; }";
+  info.device.index_rank = 3;
+  g = generate_kernel(info, {});
+  EXPECT_TRUE(contains(g.source, "g(lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2);"))
+      << g.source;
+  compile(g);
+}
+
+KernelInfo sum_info() {
+  KernelInfo info = saxpy_info("");
+  info.name = "test::Dot";
+  info.reducer.value_size = 8;
+  return info;
+}
+
+TEST(KernelCodegen, ReductionWritesOnePartialPerBlock) {
+  KernelInfo info = sum_info();
+  info.device.source = "void operator()(const int i, double& sum) const { sum += x(i) * y(i); }";
+  KernelSpecialization spec;
+  spec.block_size = 128;
+  spec.reduce_op = planner::FoldOp::kSum;
+  spec.reduce_type = DataType::kFloat64;
+  const GeneratedKernel g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "__launch_bounds__(128)")) << g.source;
+  EXPECT_TRUE(contains(g.source, "double value = double(0);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "g(lo0 + t, value);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "run_threads<int64_t>(g, box, volume, stride, value);"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "__shared__ double scratch[128];")) << g.source;
+  EXPECT_TRUE(contains(g.source, "static_cast<double*>(partials)[blockIdx.x] = scratch[0];"))
+      << g.source;
+  compile(g);
+  EXPECT_NE(spec.key(true), KernelSpecialization{}.key(true));
+  EXPECT_EQ(spec.key(false), "b128");
+}
+
+TEST(KernelCodegen, EveryBuiltInReducerOnEveryValueTypeCompiles) {
+  const planner::FoldOp ops[] = {planner::FoldOp::kSum, planner::FoldOp::kProd,
+                                 planner::FoldOp::kMin, planner::FoldOp::kMax};
+  const DataType types[] = {DataType::kInt8,   DataType::kInt32,  DataType::kInt64,
+                            DataType::kUInt16, DataType::kUInt64, DataType::kFloat32,
+                            DataType::kFloat64};
+  // One translation unit per value type, with every operator's entry renamed apart, to keep
+  // the number of NVRTC runs small.
+  for (DataType type : types) {
+    std::string all;
+    for (planner::FoldOp op : ops) {
+      KernelInfo info = sum_info();
+      info.reducer.value_size = size_of(type);
+      const std::string t(name_of(type));
+      info.device.source =
+          "void operator()(const int i, " + t + "& v) const { v = v + " + t + "(x(i)); }";
+      KernelSpecialization spec;
+      spec.reduce_op = op;
+      spec.reduce_type = type;
+      std::string s = generate_kernel(info, spec).source;
+      const std::string suffix = std::string("_") + std::to_string(static_cast<int>(op));
+      for (const char* word : {"lightning_generated", "lightning_entry"})
+        for (size_t at = s.find(word); at != std::string::npos;
+             at = s.find(word, at + std::string(word).size() + suffix.size()))
+          s.insert(at + std::string(word).size(), suffix);
+      all += s;
+    }
+    compile({all, "lightning_entry_0", "reducers.cu"}, std::string(name_of(type)));
+  }
+}
+
+TEST(KernelCodegen, ReductionErrorsNameTheKernel) {
+  KernelInfo info = sum_info();
+  KernelSpecialization spec;
+  spec.reduce_op = planner::FoldOp::kCustom;
+  EXPECT_THROW(generate_kernel(info, spec), Error);
+  spec.reduce_op = planner::FoldOp::kMin;
+  spec.reduce_type = DataType::kFloat32;  // 4 bytes, the kernel reduces 8
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "test::Dot")) << e.what();
+  }
+}
+
+TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheVirtualBlock) {
+  struct Params {
+    ArrayHandle<float, 1> out;
+    ArrayHandle<const float, 1> in;
+    int32_t n;
+  };
+  KernelInfo info;
+  info.name = "ported::stencil";
+  info.functor_size = sizeof(Params);
+  info.signature.add_array("out", DataType::kFloat32, 1)
+      .add_array("in", DataType::kFloat32, 1)
+      .add_scalar("n", DataType::kInt32);
+  info.device.kind = DeviceCodeKind::kPorted;
+  info.device.function = "stencil";
+  info.device.param_offsets = {offsetof(Params, out), offsetof(Params, in), offsetof(Params, n)};
+  info.device.source =
+      "__device__ void stencil(dim3 blockIdx, lightning::Vector<float> out,\n"
+      "                        const lightning::Vector<float> in, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i > 0 && i < n - 1) out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3;\n"
+      "}\n";
+  const GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_TRUE(contains(g.source,
+                       "stencil(dim3(static_cast<unsigned>(first + b), 0, 0), g.out, "
+                       "g.in, g.n);"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "static_assert(sizeof(int32_t) == 4 && 64 % alignof(int32_t)"))
+      << g.source;
+  compile(g);
+}
+
+TEST(KernelCodegen, ReflowBreaksStatementsButNotLiteralsOrParentheses) {
+  EXPECT_EQ(reflow_source("void f() const { for (int j = 0; j < n; ++j) { t += m(i, j); } "
+                          "s(i) = \"a;{b}\"[0]; }"),
+            "  void f() const {\n"
+            "    for (int j = 0; j < n; ++j) {\n"
+            "      t += m(i, j);\n"
+            "    }\n"
+            "    s(i) = \"a;{b}\"[0];\n"
+            "  }\n");
+}
+
+}  // namespace
+}  // namespace lightning::cuda

@@ -1,0 +1,87 @@
+// Every kernel registered in this binary (the Kokkos adapter's test functors and the ported
+// examples) compiled to a cubin for sm_90 by NVRTC, as a GPU worker would compile it. The
+// few kernels that are host-only by design must fail with the expected message.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+
+#include "../kokkos/kokkos_test_kernels.hpp"
+#include "backend/cuda/kernel_codegen.hpp"
+#include "backend/cuda/nvrtc_compiler.hpp"
+#include "core/error.hpp"
+#include "ported_kernels.hpp"
+
+namespace lightning::cuda {
+namespace {
+
+template <class D>
+using LView = lightning::View<D>;
+
+// The functors the adapter's tests launch. Naming their registrations makes the compiler
+// emit them (registered at static initialisation); read only once main() runs, since static
+// initialisation of template members is unordered.
+std::set<std::string> adapter_test_kernels() {
+  return {
+      lightning::kernel_registration<lk_test::Saxpy<LView<const float*>, LView<float*>>>().name,
+      lightning::kernel_registration<lk_test::Stencil<LView<const float*>, LView<float*>>>().name,
+      lightning::kernel_registration<lk_test::RowSum<LView<const double**>, LView<double*>>>().name,
+      lightning::kernel_registration<lk_test::Twice3<LView<const float***>, LView<float***>>>()
+          .name,
+      lightning::kernel_registration<lk_test::Cursed>().name,
+      lightning::kernel_registration<lk_test::Unlisted>().name,
+  };
+}
+
+// Kernels that cannot run on a GPU, and what NVRTC must say about them.
+const std::map<std::string, std::string> kHostOnly = {
+    {"lk_test::Cursed", "runtime_error"},                    // throws an exception
+    {"lk_test::Unlisted", "identifier \"y\" is undefined"},  // uses a member it does not list
+};
+
+DataType value_type_of_size(size_t size) {
+  return size == 4 ? DataType::kFloat32 : size == 8 ? DataType::kFloat64 : DataType::kUInt8;
+}
+
+TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
+  const std::vector<std::string> options = nvrtc_options(9, 0);
+  std::set<std::string> compiled;
+  std::set<std::string> failed_as_expected;
+  for (KernelId id : worker::KernelRegistry::ids()) {
+    const worker::KernelInfo& info = worker::KernelRegistry::get(id);
+    if (info.device.kind == worker::DeviceCodeKind::kNone) {
+      std::printf("host only (no GPU source): %s\n", info.name.c_str());
+      continue;
+    }
+    KernelSpecialization spec;
+    if (info.reducer.value_size != 0)
+      spec.reduce_type = value_type_of_size(info.reducer.value_size);
+    const GeneratedKernel g = generate_kernel(info, spec);
+    const auto host_only = kHostOnly.find(info.name);
+    try {
+      const NvrtcOutput out = compile_to_cubin({info.name, g.file_name, g.source}, options);
+      std::printf("compiled %-70s %8zu bytes of cubin\n", info.name.c_str(), out.cubin.size());
+      EXPECT_TRUE(host_only == kHostOnly.end())
+          << info.name << " compiled, but is expected to fail: update kHostOnly";
+      compiled.insert(info.name);
+    } catch (const Error& e) {
+      if (host_only == kHostOnly.end()) {
+        ADD_FAILURE() << e.what();
+      } else {
+        EXPECT_NE(std::string(e.what()).find(host_only->second), std::string::npos) << e.what();
+        std::printf("host only, failed as expected: %s\n", info.name.c_str());
+        failed_as_expected.insert(info.name);
+      }
+    }
+  }
+  for (const std::string& name : adapter_test_kernels())
+    EXPECT_TRUE(compiled.count(name) || kHostOnly.count(name)) << name;
+  EXPECT_TRUE(compiled.count(ported::stencil_kernel().name()));
+  EXPECT_TRUE(compiled.count(ported::kmeans_assign_kernel().name()));
+  EXPECT_EQ(failed_as_expected.size(), kHostOnly.size());
+}
+
+}  // namespace
+}  // namespace lightning::cuda
