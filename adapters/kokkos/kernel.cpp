@@ -77,10 +77,13 @@ KernelRegistration register_kernel_info(worker::KernelInfo info, const char* sou
     r.name = info.name;
     r.source = source;
     // GPU code: the operator's text, pasted by the code generator into a struct of the
-    // functor's layout; Kokkos' function macros are defined for it under NVRTC.
-    info.device.kind = worker::DeviceCodeKind::kFunctorBody;
-    info.device.source = source;
-    info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
+    // functor's layout; Kokkos' function macros are defined for it under NVRTC. Lambdas have
+    // no text: host devices only.
+    if (source && *source) {
+      info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+      info.device.source = source;
+      info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
+    }
     r.id = worker::KernelRegistry::add(std::move(info));
     return r;
   } catch (const std::exception& e) {
