@@ -1,12 +1,13 @@
 #include "driver/driver.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "driver/local_devices.hpp"
+#include "driver/wire_format.hpp"
 #include "worker/kernel_registry.hpp"
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
@@ -17,50 +18,84 @@ namespace {
 
 DeviceSet device_set_for(const Config& config, int workers) {
   if (workers < 1) throw Error(ErrorKind::kInvalidArgument, "a driver needs at least one worker");
-  switch (config.devices.kind) {
-    case DeviceSelection::Kind::kAuto:
-      return DeviceSet::uniform(workers, 1);
-    case DeviceSelection::Kind::kHost:
-      return DeviceSet::uniform(workers, config.devices.host_count);
-    case DeviceSelection::Kind::kCuda:
-      break;
-  }
-  throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
-                                      "': this build runs on host devices only (host:N); the "
-                                      "CUDA backend is not available yet");
+  return DeviceSet::uniform(workers, local_device_count(config));
 }
 
-// Without a cap, an emulated device may use a fair share of the machine's memory: pools are
-// reserved, not touched, so an unused share costs nothing.
-uint64_t default_device_memory(size_t devices) {
-  const uint64_t physical =
-      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  return std::max<uint64_t>(uint64_t{64} << 20, physical / (2 * std::max<size_t>(devices, 1)));
+// Opens a session on every worker rank; each answers with the devices it contributes.
+DeviceSet device_set_over_ranks(const Config& config, Cluster& cluster, uint64_t session) {
+  std::vector<int> counts(static_cast<size_t>(cluster.size()));
+  counts[0] = local_device_count(config);
+  const std::vector<rpc::Message> replies = cluster.request_all(rpc::OpenSession{session, config});
+  for (int r = 1; r < cluster.size(); ++r) {
+    const auto& offer = std::get<rpc::DevicesOffered>(replies[static_cast<size_t>(r)]);
+    if (!offer.error.empty())
+      throw Error(ErrorKind::kConfig, "rank " + std::to_string(r) + ": " + offer.error);
+    counts[static_cast<size_t>(r)] = offer.count;
+  }
+  return DeviceSet::from_counts(counts);
+}
+
+uint64_t next_session() {
+  static std::atomic<uint64_t> sessions{0};
+  return ++sessions;
 }
 
 }  // namespace
 
 Driver::Driver(const Config& config, int workers)
-    : config_(config), planner_(device_set_for(config, workers)) {
+    : config_(config), planner_(device_set_for(config, workers)), transport_(&loopback_) {
   set_log_level(config.log);
-  if (!config.trace.empty()) trace_ = std::make_unique<worker::TraceWriter>(0, "lightning");
+  start_local_workers(workers);
+  log().info("driver: {} worker(s), devices {}", workers, planner_.devices().describe());
+}
+
+Driver::Driver(const Config& config, std::shared_ptr<Cluster> cluster)
+    : cluster_(std::move(cluster)),
+      config_(config),
+      planner_(device_set_over_ranks(config, *cluster_, next_session())),
+      transport_(&cluster_->transport()) {
+  set_log_level(config.log);
+  cluster_->set_listener(this);
+  try {
+    start_local_workers(1);
+    const DeviceSet& devices = planner_.devices();
+    for (int r = 1; r < cluster_->size(); ++r) {
+      const WorkerId w(static_cast<uint64_t>(r));
+      const rpc::Message reply = cluster_->request(
+          r, rpc::StartWorker{0, devices.devices_of(w), config.device_memory.value_or(0)});
+      const std::string& error = std::get<rpc::WorkerStarted>(reply).error;
+      if (!error.empty())
+        throw Error(ErrorKind::kConfig, "rank " + std::to_string(r) + ": " + error);
+    }
+  } catch (...) {
+    workers_.clear();
+    cluster_->set_listener(nullptr);
+    throw;
+  }
+  log().info("driver: {} ranks, devices {}", cluster_->size(), planner_.devices().describe());
+}
+
+void Driver::start_local_workers(int workers) {
+  if (!config_.trace.empty()) trace_ = std::make_unique<worker::TraceWriter>(0, "lightning");
   const DeviceSet& devices = planner_.devices();
-  const uint64_t device_bytes =
-      config.device_memory.value_or(default_device_memory(devices.size()));
+  // In-process, the process drives every device; over MPI, its own.
+  const uint64_t device_bytes = config_.device_memory.value_or(
+      default_device_memory(cluster_ ? devices.devices_of(WorkerId(0)).size() : devices.size()));
   for (int w = 0; w < workers; ++w) {
     worker::WorkerOptions o;
     o.id = WorkerId(w);
     o.devices = devices.devices_of(WorkerId(w));
     for (DeviceId d : o.devices) o.memory.devices.push_back({d, device_bytes});
-    o.memory.host_bytes = config.host_memory;
-    o.memory.spill_dir = config.spill_dir;
-    o.staging_limit = config.staging_limit;
+    o.memory.host_bytes = config_.host_memory;
+    o.memory.spill_dir = config_.spill_dir;
+    o.staging_limit = config_.staging_limit;
     o.trace = trace_.get();
     workers_.push_back(std::make_unique<worker::Worker>(
-        std::move(o), transport_,
-        [this](WorkerId wk, TaskId t, const std::string& e) { on_completed(wk, t, e); }));
+        std::move(o), *transport_, [this](WorkerId wk, TaskId t, const std::string& e) {
+          // Over MPI, an error says on which rank it happened.
+          on_completed(wk, t, cluster_ && !e.empty() ? "rank 0: " + e : e);
+        }));
   }
-  log().info("driver: {} worker(s), devices {}", workers, devices.describe());
 }
 
 Driver::~Driver() {
@@ -69,8 +104,39 @@ Driver::~Driver() {
   } catch (const std::exception& e) {
     log().error("errors not collected before shutdown: {}", e.what());
   }
+  if (cluster_) {
+    // Nothing is in flight after the fence: unhook worker 0, then stop every worker.
+    transport_->set_handler(WorkerId(0), nullptr);
+    workers_.clear();
+    for (int r = 1; r < cluster_->size(); ++r) {
+      if (!cluster_->lost_reason(r).empty()) continue;
+      try {
+        const rpc::Message reply = cluster_->request(r, rpc::CloseSession{});
+        const std::string& error = std::get<rpc::SessionClosed>(reply).error;
+        if (!error.empty()) log().error("rank {}: {}", r, error);
+      } catch (const std::exception& e) {
+        log().error("closing the session: {}", e.what());
+      }
+    }
+    cluster_->set_listener(nullptr);
+  }
   workers_.clear();
   if (trace_) trace_->flush(config_.trace);
+}
+
+void Driver::on_task_completed(int rank, TaskId task, const std::string& error) {
+  on_completed(WorkerId(static_cast<uint64_t>(rank)), task,
+               error.empty() ? error : "rank " + std::to_string(rank) + ": " + error);
+}
+
+void Driver::on_rank_lost(int rank, const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (lost_.empty())
+      lost_ = "rank " + std::to_string(rank) + " (worker W" + std::to_string(rank) +
+              ") was lost: " + reason;
+  }
+  completed_.notify_all();
 }
 
 void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& context) {
@@ -80,8 +146,19 @@ void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& co
     outstanding_ += plan.task_count();
     for (TaskId t : plan.completion) waiting_.insert(t);
   }
-  for (size_t w = 0; w < plan.fragments.size(); ++w)
-    if (!plan.fragments[w].empty()) workers_[w]->submit(plan.fragments[w], shared);
+  for (size_t w = 0; w < plan.fragments.size(); ++w) {
+    if (plan.fragments[w].empty()) continue;
+    if (w < workers_.size()) {
+      workers_[w]->submit(plan.fragments[w], shared);
+      continue;
+    }
+    // A worker rank: the tasks and every launch they may name (host buffers stay here: the
+    // planner gives host reads and writes to worker 0).
+    rpc::SubmitFragment m;
+    m.tasks = plan.fragments[w];
+    for (const auto& [id, data] : context.launches) m.launches.emplace_back(id, *data);
+    cluster_->send(static_cast<int>(w), m);
+  }
 }
 
 void Driver::on_completed(WorkerId worker, TaskId task, const std::string& error) {
@@ -97,8 +174,10 @@ void Driver::on_completed(WorkerId worker, TaskId task, const std::string& error
 void Driver::wait_for(const std::vector<TaskId>& tasks) {
   std::unique_lock<std::mutex> lock(mutex_);
   completed_.wait(lock, [&] {
-    return std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
+    return !lost_.empty() ||
+           std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
   });
+  if (!lost_.empty()) throw Error(ErrorKind::kCommunication, lost_);
 }
 
 void Driver::throw_pending_error() {
@@ -251,6 +330,14 @@ void Driver::launch(const Launch& l) {
 std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
   std::vector<worker::Worker::MemoryReport> reports;
   for (auto& w : workers_) reports.push_back(w->memory_report());
+  if (cluster_) {
+    for (const rpc::Message& m : cluster_->request_all(rpc::ReportMemory{})) {
+      const auto* r = std::get_if<rpc::MemoryReported>(&m);
+      if (!r) continue;  // rank 0's slot
+      reports.push_back({r->device_bytes, r->host_bytes, static_cast<size_t>(r->spill_files),
+                         static_cast<size_t>(r->chunks), r->counters});
+    }
+  }
   return reports;
 }
 
