@@ -12,6 +12,7 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "driver/driver.hpp"
+#include "driver/join.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "worker/native_kernel.hpp"
 
@@ -58,7 +59,9 @@ int main(int argc, char* argv[]) {
         ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
     CLI11_PARSE(app, argc, argv);
 
-    driver::Driver runtime(config);
+    // Under mpirun, only rank 0 returns from join(); the other ranks serve as workers.
+    const std::unique_ptr<driver::Driver> driver = driver::join(config);
+    driver::Driver& runtime = *driver;
     std::printf("stencil: %lld elements, %d iterations, chunks of %lld, devices %s\n",
                 static_cast<long long>(n), iterations, static_cast<long long>(chunk),
                 runtime.devices().describe().c_str());

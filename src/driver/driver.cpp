@@ -187,6 +187,11 @@ void Driver::throw_pending_error() {
     errors.swap(errors_);
   }
   if (errors.empty()) return;
+  // Report a cause, not a consequence: over MPI, a task skipped on one rank may be heard of
+  // before the failure on another rank that it depends on (the scheduler's wording).
+  std::stable_partition(errors.begin(), errors.end(), [](const std::string& e) {
+    return e.find("skipped: it depends on") == std::string::npos;
+  });
   std::string message = errors.front();
   if (errors.size() > 1)
     message += "\n  (and " + std::to_string(errors.size() - 1) + " more failed or skipped tasks)";
