@@ -36,7 +36,7 @@ struct DataHeader {
   uint64_t size = 0;
   int32_t payload_tag = 0;  // 0: the payload is inline
   std::string error;
-  std::vector<uint8_t> inline_payload;
+  Payload inline_payload;
   template <class Archive>
   void serialize(Archive& a) {
     a(tag, from, to, size, payload_tag, error, inline_payload);
@@ -207,13 +207,15 @@ class MpiTransport::Engine {
       }
       if (stopping) break;
       idle_rounds = busy ? 0 : idle_rounds + 1;
-      // Transfers under way progress only while this thread calls into MPI: keep polling.
-      // Otherwise back off to short sleeps, woken at once by anything queued to send.
-      if (!sends_.empty() || !recvs_.empty() || idle_rounds < 64) {
+      // Transfers under way progress only while this thread calls into MPI: poll without
+      // pause (a yield on a loaded machine can cost a whole time slice per fragment). Idle,
+      // yield for a while, then back off to short sleeps, woken at once by anything queued.
+      if (!sends_.empty() || !recvs_.empty()) continue;
+      if (idle_rounds < 64) {
         std::this_thread::yield();
       } else {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait_for(lock, std::chrono::microseconds(500),
+        wake_.wait_for(lock, std::chrono::microseconds(200),
                        [&] { return !outbox_.empty() || stopping_; });
       }
     }

@@ -42,7 +42,7 @@ class MpiTransport final : public Transport {
   struct Options {
     std::chrono::milliseconds heartbeat_interval{500};
     std::chrono::milliseconds peer_timeout{5000};
-    size_t inline_limit = 64 << 10;  ///< payloads up to this size travel inside the header
+    size_t inline_limit = 16 << 10;  ///< payloads up to this size travel inside the header
     std::vector<int> watched;        ///< ranks whose liveness matters to this one
   };
 

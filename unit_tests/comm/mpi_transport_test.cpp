@@ -34,8 +34,8 @@ class Inbox {
   std::vector<T> items_;
 };
 
-std::vector<uint8_t> pattern(size_t size, uint64_t seed) {
-  std::vector<uint8_t> v(size);
+Payload pattern(size_t size, uint64_t seed) {
+  Payload v(size);
   for (size_t i = 0; i < size; ++i) v[i] = static_cast<uint8_t>((i * 131 + seed * 7) >> 3);
   return v;
 }
