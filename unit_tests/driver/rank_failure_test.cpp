@@ -1,8 +1,8 @@
-// Failures across ranks, under mpirun with three ranks: a task that throws on a worker rank
-// reaches the driver naming that rank, and a worker rank that is killed makes the driver fail
-// naming it instead of hanging. The killing test comes last: it leaves the run a rank short.
-// Run with `mpirun --enable-recovery` (else mpirun ends the whole job when a rank dies, which
-// is also a bounded failure, but not the runtime's own report).
+// Failures across ranks, under mpirun with three ranks: a task that throws or runs out of
+// memory on a worker rank reaches the driver naming that rank, and a worker rank that is killed
+// makes the driver fail naming it instead of hanging. The killing test comes last: it leaves the
+// run a rank short. Run with `mpirun --enable-recovery` (else mpirun ends the whole job when a rank
+// dies, which is also a bounded failure, but not the runtime's own report).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -95,6 +95,28 @@ TEST(RankFailure, ATaskErrorOnAWorkerRankNamesTheRank) {
   }
   // The runtime goes on across ranks.
   EXPECT_NO_THROW(run_hazard(d, -1, -1));
+}
+
+TEST(RankFailure, OutOfMemoryOnAWorkerRankNamesTheRank) {
+  Config c = two_devices_per_rank();
+  c.device_memory = 4 << 10;
+  Driver d(c, ranks);
+  const DeviceId last(d.devices().size() - 1);
+  const int64_t n = 1024;  // 8 KiB in one chunk: more than the device holds
+  std::vector<double> values(static_cast<size_t>(n), 2.0);
+  const ArrayId big = d.create_array("big", DataType::kFloat64, Point{n}, dist::centralized(last));
+  d.write(big, Rect(Point{0}, Point{n}), values.data());
+  try {
+    d.fence();
+    FAIL() << "an 8 KiB chunk fitted a 4 KiB device";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    const std::string rank = std::to_string(d.devices().worker_of(last).value());
+    EXPECT_NE(text.find("rank " + rank + ": "), std::string::npos) << text;
+    EXPECT_NE(text.find("out of memory"), std::string::npos) << text;
+  }
+  d.delete_array(big);
+  EXPECT_NO_THROW(d.fence());
 }
 
 TEST(RankFailure, AKilledWorkerRankFailsTheDriverNamingIt) {
