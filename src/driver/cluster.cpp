@@ -88,10 +88,10 @@ void Cluster::on_rank_lost(int rank, const std::string& reason) {
   if (listener_) listener_->on_rank_lost(rank, reason);
 }
 
-int Cluster::serve() {
+int Cluster::serve(const DeviceSelection& own_devices) {
   if (rank_ == 0)
     throw Error(ErrorKind::kInvalidArgument, "Cluster::serve: rank 0 drives, it does not serve");
-  WorkerService service(*this);
+  WorkerService service(*this, own_devices);
   for (;;) {
     auto event = inbox_.pop();
     if (auto* lost = std::get_if<RankLost>(&event)) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "comm/mpi_transport.hpp"
+#include "core/config.hpp"
 #include "driver/rpc_message.hpp"
 #include "worker/message_queue.hpp"
 
@@ -52,8 +53,10 @@ class Cluster {
   comm::MpiTransport& transport() { return *transport_; }
 
   /// On a worker rank: runs the sessions rank 0 opens until rank 0 ends the run (returns 0)
-  /// or is lost (returns 1, after logging why).
-  int serve();
+  /// or is lost (returns 1, after logging why). The rank drives the devices `own_devices`
+  /// names (its own `devices` setting) or, when that is `auto`, those of the driver's
+  /// settings; everything else follows the driver's settings.
+  int serve(const DeviceSelection& own_devices = DeviceSelection());
 
   // For rank 0's Driver.
   /// Where task completions and lost ranks go (nullptr: nowhere). Waits for a call in progress.

@@ -25,7 +25,7 @@ std::unique_ptr<Driver> join(const Config& config, const std::function<void()>& 
   auto cluster = std::make_shared<Cluster>();
   if (cluster->rank() == 0) return std::make_unique<Driver>(config, std::move(cluster));
   set_log_level(config.log);
-  const int status = cluster->serve();
+  const int status = cluster->serve(config.devices);
   if (before_exit) before_exit();
   cluster.reset();  // finalises MPI when it initialised it
   std::exit(status);

@@ -20,7 +20,8 @@ std::string trace_path_of_rank(const std::string& path, int rank) {
   return path.substr(0, dot) + suffix + path.substr(dot);
 }
 
-WorkerService::WorkerService(Cluster& cluster) : cluster_(cluster) {}
+WorkerService::WorkerService(Cluster& cluster, DeviceSelection own_devices)
+    : cluster_(cluster), own_devices_(std::move(own_devices)) {}
 
 WorkerService::~WorkerService() {
   const std::string error = close();
@@ -34,6 +35,9 @@ bool WorkerService::handle(rpc::Message message) {
                  [&](rpc::OpenSession& m) {
                    close();
                    config_ = std::move(m.config);
+                   // Each rank contributes the devices it was told to drive; `auto` follows rank 0.
+                   if (own_devices_.kind != DeviceSelection::Kind::kAuto)
+                     config_.devices = own_devices_;
                    set_log_level(config_.log);
                    rpc::DevicesOffered reply{m.session, 0, {}};
                    try {

@@ -18,7 +18,8 @@ class Cluster;
 /// and closes the session (the worker stops, its trace file is written).
 class WorkerService {
  public:
-  explicit WorkerService(Cluster& cluster);
+  /// `own_devices`: the rank's own `devices` setting (`auto`: follow the driver's).
+  WorkerService(Cluster& cluster, DeviceSelection own_devices);
   /// Stops a session still open (rank 0 was lost).
   ~WorkerService();
   WorkerService(const WorkerService&) = delete;
@@ -32,6 +33,7 @@ class WorkerService {
   std::string close();
 
   Cluster& cluster_;
+  DeviceSelection own_devices_;
   Config config_;
   int device_count_ = 0;
   std::unique_ptr<worker::TraceWriter> trace_;
