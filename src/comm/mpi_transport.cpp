@@ -349,13 +349,45 @@ class MpiTransport::Engine {
     }
     recvs_.push_back({MPI_REQUEST_NULL, from, std::move(m)});
     PendingRecv& r = recvs_.back();
-    r.message.payload.resize(h.size);
+    r.message.payload = buffer_of(h.size);
     const int rc = MPI_Irecv(r.message.payload.data(), static_cast<int>(h.size), MPI_BYTE, from,
                              h.payload_tag, comm_, &r.request);
     if (rc != MPI_SUCCESS) {
       recvs_.pop_back();
       lose(from, "receiving from it failed: " + mpi_error_text(rc));
     }
+  }
+
+  // Payload buffers of finished sends, reused for receives: a fresh large buffer costs a page
+  // fault per page (glibc maps blocks of 32 MiB and more anew each time), a reused one
+  // nothing. Bounded, so that an idle transport holds little.
+  static constexpr size_t kKeptBuffers = 4;
+  static constexpr size_t kKeptBytes = size_t{256} << 20;
+
+  void keep_buffer(Payload buffer) {
+    if (buffer.capacity() <= options_.inline_limit || buffer.capacity() > kKeptBytes) return;
+    kept_.push_back(std::move(buffer));
+    size_t total = 0;
+    for (const Payload& b : kept_) total += b.capacity();
+    while (kept_.size() > kKeptBuffers || total > kKeptBytes) {  // the oldest go first
+      total -= kept_.front().capacity();
+      kept_.pop_front();
+    }
+  }
+
+  // A buffer of `size` bytes: the smallest kept one that holds it, else a new one.
+  Payload buffer_of(size_t size) {
+    auto best = kept_.end();
+    for (auto it = kept_.begin(); it != kept_.end(); ++it)
+      if (it->capacity() >= size && (best == kept_.end() || it->capacity() < best->capacity()))
+        best = it;
+    Payload buffer;
+    if (best != kept_.end()) {
+      buffer = std::move(*best);
+      kept_.erase(best);
+    }
+    buffer.resize(size);  // uninitialised: MPI writes every byte
+    return buffer;
   }
 
   // Completes finished sends and receives; returns whether any finished.
@@ -370,6 +402,7 @@ class MpiTransport::Engine {
         lose(to, "sending to it failed: " + mpi_error_text(rc));
         any = true;
       } else if (done) {
+        keep_buffer(std::move(it->message.payload));
         it = sends_.erase(it);
         any = true;
       } else {
@@ -484,6 +517,7 @@ class MpiTransport::Engine {
   std::vector<PeerState> state_;
   std::deque<PendingSend> sends_;
   std::deque<PendingRecv> recvs_;
+  std::deque<Payload> kept_;  // see keep_buffer()
   bool stopped_delivering_ = false;
 };
 
