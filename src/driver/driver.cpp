@@ -51,8 +51,9 @@ Driver::Driver(const Config& config, int workers)
 
 Driver::Driver(const Config& config, std::shared_ptr<Cluster> cluster)
     : cluster_(std::move(cluster)),
+      session_(next_session()),
       config_(config),
-      planner_(device_set_over_ranks(config, *cluster_, next_session())),
+      planner_(device_set_over_ranks(config, *cluster_, session_)),
       transport_(&cluster_->transport()) {
   set_log_level(config.log);
   cluster_->set_listener(this);
@@ -62,7 +63,7 @@ Driver::Driver(const Config& config, std::shared_ptr<Cluster> cluster)
     for (int r = 1; r < cluster_->size(); ++r) {
       const WorkerId w(static_cast<uint64_t>(r));
       const rpc::Message reply = cluster_->request(
-          r, rpc::StartWorker{0, devices.devices_of(w), config.device_memory.value_or(0)});
+          r, rpc::StartWorker{session_, devices.devices_of(w), config.device_memory.value_or(0)});
       const std::string& error = std::get<rpc::WorkerStarted>(reply).error;
       if (!error.empty())
         throw Error(ErrorKind::kConfig, "rank " + std::to_string(r) + ": " + error);

@@ -98,6 +98,7 @@ class Driver final : private Cluster::Listener {
   planner::HostBufferId next_buffer() { return planner::HostBufferId{next_buffer_++}; }
 
   std::shared_ptr<Cluster> cluster_;  // null in-process; declared first: destroyed last
+  uint64_t session_ = 0;              // over MPI: this driver's session on the worker ranks
   Config config_;
   planner::Planner planner_;
   annotation::AnnotationCache annotations_;

@@ -34,6 +34,7 @@ bool WorkerService::handle(rpc::Message message) {
   std::visit(Overloaded{
                  [&](rpc::OpenSession& m) {
                    close();
+                   session_ = m.session;
                    config_ = std::move(m.config);
                    // Each rank contributes the devices it was told to drive; `auto` follows rank 0.
                    if (own_devices_.kind != DeviceSelection::Kind::kAuto)
@@ -50,6 +51,12 @@ bool WorkerService::handle(rpc::Message message) {
                  },
                  [&](rpc::StartWorker& m) {
                    rpc::WorkerStarted reply;
+                   if (m.session != session_) {
+                     reply.error = "StartWorker for session " + std::to_string(m.session) +
+                                   ", but the session open here is " + std::to_string(session_);
+                     cluster_.send(0, reply);
+                     return;
+                   }
                    try {
                      if (!config_.trace.empty())
                        trace_ = std::make_unique<worker::TraceWriter>(

@@ -35,6 +35,7 @@ class WorkerService {
   Cluster& cluster_;
   DeviceSelection own_devices_;
   Config config_;
+  uint64_t session_ = 0;  // the session opened last
   int device_count_ = 0;
   std::unique_ptr<worker::TraceWriter> trace_;
   std::unique_ptr<worker::Worker> worker_;
