@@ -215,7 +215,7 @@ class MpiTransport::Engine {
         std::this_thread::yield();
       } else {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait_for(lock, std::chrono::microseconds(200),
+        wake_.wait_for(lock, std::chrono::microseconds(50),
                        [&] { return !outbox_.empty() || stopping_; });
       }
     }
