@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "driver/driver.hpp"
 #include "lightning_kokkos/annotate.hpp"
+#include "driver/join.hpp"
 #include "lightning_kokkos/parallel.hpp"
 #include "lightning_kokkos/view.hpp"
 #include "worker/kernel_registry.hpp"
@@ -63,7 +64,11 @@ void initialize(int& argc, char* argv[]) {
   if (r.driver)
     throw Error(ErrorKind::kInvalidArgument, "lightning::initialize: the runtime already exists");
   Config config = Config::load_from_process(&argc, argv);
-  r.driver = std::make_unique<driver::Driver>(config, 1);
+  // Under mpirun, ranks other than 0 serve as workers here until rank 0 finalizes, then
+  // finalise Kokkos and MPI and exit: they never return into the application.
+  r.driver = driver::join(config, [] {
+    if (Kokkos::is_initialized()) Kokkos::finalize();
+  });
   r.config = std::move(config);
   ++r.generation;
 }

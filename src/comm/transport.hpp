@@ -3,12 +3,40 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/ids.hpp"
 
 namespace lightning::comm {
+
+/// An allocator whose default construction leaves elements uninitialised: a payload is
+/// resized and then written in full (packing a region, receiving from MPI), so zeroing it
+/// first would be one more pass over the bytes.
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// The bytes a DataMessage carries.
+using Payload = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
 
 /// The bytes of one Send, for the Recv with the same tag. A Send that failed (or was skipped
 /// because something before it failed) still sends a message, carrying the error, so that its
@@ -17,7 +45,7 @@ struct DataMessage {
   WorkerId from;
   WorkerId to;
   uint64_t tag = 0;
-  std::vector<uint8_t> payload;
+  Payload payload;
   std::string error;
 };
 

@@ -1,113 +1,106 @@
 #include "driver/driver.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
+#include <atomic>
 #include <cstring>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "lightning_kokkos/build_config.hpp"
+#include "driver/local_devices.hpp"
+#include "driver/wire_format.hpp"
 #include "planner/fold_identity.hpp"
 #include "worker/kernel_registry.hpp"
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
 
-#if LIGHTNING_HAVE_CUDA
-#include "backend/cuda/cuda_platform.hpp"
-#include "backend/cuda/gpu_discovery.hpp"
-#include "backend/cuda/jit_kernel_images.hpp"
-#endif
-
 namespace lightning::driver {
 
 namespace {
 
-// The GPUs the configuration selects: `cuda`, `cuda:0,2`, or `auto` where the machine has
-// some; none means emulated host devices.
-#if LIGHTNING_HAVE_CUDA
-std::vector<cuda::GpuInfo> selected_gpus(const Config& config) {
-  return cuda::select_gpus(config.devices, cuda::discover_gpus());
-}
-#endif
-
 DeviceSet device_set_for(const Config& config, int workers) {
   if (workers < 1) throw Error(ErrorKind::kInvalidArgument, "a driver needs at least one worker");
-#if LIGHTNING_HAVE_CUDA
-  if (config.devices.kind != DeviceSelection::Kind::kHost) {
-    const auto gpus = selected_gpus(config);
-    if (!gpus.empty()) return DeviceSet::uniform(workers, static_cast<int>(gpus.size()));
-  }
-#else
-  if (config.devices.kind == DeviceSelection::Kind::kCuda)
-    throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
-                                        "': this build has no CUDA backend (built without the "
-                                        "CUDA toolkit); use host:N");
-#endif
-  return DeviceSet::uniform(
-      workers, config.devices.kind == DeviceSelection::Kind::kHost ? config.devices.host_count : 1);
+  return DeviceSet::uniform(workers, local_device_count(config));
 }
 
-#if LIGHTNING_HAVE_CUDA
-// The devices of each worker are the selected GPUs, in order; workers of one process share
-// them (each with its own pools), so the default pool is a share of the smallest GPU.
-void use_gpus(const Config& config, std::vector<worker::WorkerOptions>& options) {
-  const auto gpus = selected_gpus(config);
-  if (gpus.empty()) return;
-  uint64_t smallest = gpus.front().total_memory;
-  for (const auto& g : gpus) smallest = std::min(smallest, g.total_memory);
-  const uint64_t share = smallest / 10 * 8 / options.size();
-  const Config::EnvLookup env = [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    return v ? std::optional<std::string>(v) : std::nullopt;
-  };
-  auto images = std::make_shared<cuda::JitKernelImages>(cuda::JitCache::directory_for(config, env));
-  for (worker::WorkerOptions& o : options) {
-    std::vector<std::pair<DeviceId, cuda::GpuInfo>> devices;
-    for (size_t i = 0; i < o.devices.size(); ++i) devices.push_back({o.devices[i], gpus.at(i)});
-    o.platform = std::make_shared<cuda::CudaPlatform>(devices, images);
-    for (auto& [device, bytes] : o.memory.devices) bytes = config.device_memory.value_or(share);
+// Opens a session on every worker rank; each answers with the devices it contributes.
+DeviceSet device_set_over_ranks(const Config& config, Cluster& cluster, uint64_t session) {
+  std::vector<int> counts(static_cast<size_t>(cluster.size()));
+  counts[0] = local_device_count(config);
+  const std::vector<rpc::Message> replies = cluster.request_all(rpc::OpenSession{session, config});
+  for (int r = 1; r < cluster.size(); ++r) {
+    const auto& offer = std::get<rpc::DevicesOffered>(replies[static_cast<size_t>(r)]);
+    if (!offer.error.empty())
+      throw Error(ErrorKind::kConfig, "rank " + std::to_string(r) + ": " + offer.error);
+    counts[static_cast<size_t>(r)] = offer.count;
   }
+  return DeviceSet::from_counts(counts);
 }
-#endif
 
-// Without a cap, an emulated device may use a fair share of the machine's memory: pools are
-// reserved, not touched, so an unused share costs nothing.
-uint64_t default_device_memory(size_t devices) {
-  const uint64_t physical =
-      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-  return std::max<uint64_t>(uint64_t{64} << 20, physical / (2 * std::max<size_t>(devices, 1)));
+uint64_t next_session() {
+  static std::atomic<uint64_t> sessions{0};
+  return ++sessions;
 }
 
 }  // namespace
 
 Driver::Driver(const Config& config, int workers)
-    : config_(config), planner_(device_set_for(config, workers)) {
+    : config_(config), planner_(device_set_for(config, workers)), transport_(&loopback_) {
   set_log_level(config.log);
-  if (!config.trace.empty()) trace_ = std::make_unique<worker::TraceWriter>(0, "lightning");
+  start_local_workers(workers);
+  log().info("driver: {} worker(s), devices {}", workers, planner_.devices().describe());
+}
+
+Driver::Driver(const Config& config, std::shared_ptr<Cluster> cluster)
+    : cluster_(std::move(cluster)),
+      session_(next_session()),
+      config_(config),
+      planner_(device_set_over_ranks(config, *cluster_, session_)),
+      transport_(&cluster_->transport()) {
+  set_log_level(config.log);
+  cluster_->set_listener(this);
+  try {
+    start_local_workers(1);
+    const DeviceSet& devices = planner_.devices();
+    for (int r = 1; r < cluster_->size(); ++r) {
+      const WorkerId w(static_cast<uint64_t>(r));
+      const rpc::Message reply = cluster_->request(
+          r, rpc::StartWorker{session_, devices.devices_of(w), config.device_memory.value_or(0)});
+      const std::string& error = std::get<rpc::WorkerStarted>(reply).error;
+      if (!error.empty())
+        throw Error(ErrorKind::kConfig, "rank " + std::to_string(r) + ": " + error);
+    }
+  } catch (...) {
+    workers_.clear();
+    cluster_->set_listener(nullptr);
+    throw;
+  }
+  log().info("driver: {} ranks, devices {}", cluster_->size(), planner_.devices().describe());
+}
+
+void Driver::start_local_workers(int workers) {
+  if (!config_.trace.empty()) trace_ = std::make_unique<worker::TraceWriter>(0, "lightning");
   const DeviceSet& devices = planner_.devices();
-  const uint64_t device_bytes =
-      config.device_memory.value_or(default_device_memory(devices.size()));
+  // In-process, the process drives every device; over MPI, its own.
+  const uint64_t device_bytes = config_.device_memory.value_or(
+      default_device_memory(cluster_ ? devices.devices_of(WorkerId(0)).size() : devices.size()));
   std::vector<worker::WorkerOptions> options(static_cast<size_t>(workers));
   for (int w = 0; w < workers; ++w) {
     worker::WorkerOptions& o = options[static_cast<size_t>(w)];
     o.id = WorkerId(w);
     o.devices = devices.devices_of(WorkerId(w));
     for (DeviceId d : o.devices) o.memory.devices.push_back({d, device_bytes});
-    o.memory.host_bytes = config.host_memory;
-    o.memory.spill_dir = config.spill_dir;
-    o.staging_limit = config.staging_limit;
+    o.memory.host_bytes = config_.host_memory;
+    o.memory.spill_dir = config_.spill_dir;
+    o.staging_limit = config_.staging_limit;
     o.trace = trace_.get();
   }
-#if LIGHTNING_HAVE_CUDA
-  use_gpus(config, options);
-#endif
+  use_local_gpus(config_, options);
   for (worker::WorkerOptions& o : options)
     workers_.push_back(std::make_unique<worker::Worker>(
-        std::move(o), transport_,
-        [this](WorkerId wk, TaskId t, const std::string& e) { on_completed(wk, t, e); }));
-  log().info("driver: {} worker(s), devices {}", workers, devices.describe());
+        std::move(o), *transport_, [this](WorkerId wk, TaskId t, const std::string& e) {
+          // Over MPI, an error says on which rank it happened.
+          on_completed(wk, t, cluster_ && !e.empty() ? "rank 0: " + e : e);
+        }));
 }
 
 Driver::~Driver() {
@@ -116,8 +109,39 @@ Driver::~Driver() {
   } catch (const std::exception& e) {
     log().error("errors not collected before shutdown: {}", e.what());
   }
+  if (cluster_) {
+    // Nothing is in flight after the fence: unhook worker 0, then stop every worker.
+    transport_->set_handler(WorkerId(0), nullptr);
+    workers_.clear();
+    for (int r = 1; r < cluster_->size(); ++r) {
+      if (!cluster_->lost_reason(r).empty()) continue;
+      try {
+        const rpc::Message reply = cluster_->request(r, rpc::CloseSession{});
+        const std::string& error = std::get<rpc::SessionClosed>(reply).error;
+        if (!error.empty()) log().error("rank {}: {}", r, error);
+      } catch (const std::exception& e) {
+        log().error("closing the session: {}", e.what());
+      }
+    }
+    cluster_->set_listener(nullptr);
+  }
   workers_.clear();
   if (trace_) trace_->flush(config_.trace);
+}
+
+void Driver::on_task_completed(int rank, TaskId task, const std::string& error) {
+  on_completed(WorkerId(static_cast<uint64_t>(rank)), task,
+               error.empty() ? error : "rank " + std::to_string(rank) + ": " + error);
+}
+
+void Driver::on_rank_lost(int rank, const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (lost_.empty())
+      lost_ = "rank " + std::to_string(rank) + " (worker W" + std::to_string(rank) +
+              ") was lost: " + reason;
+  }
+  completed_.notify_all();
 }
 
 void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& context) {
@@ -127,8 +151,19 @@ void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& co
     outstanding_ += plan.task_count();
     for (TaskId t : plan.completion) waiting_.insert(t);
   }
-  for (size_t w = 0; w < plan.fragments.size(); ++w)
-    if (!plan.fragments[w].empty()) workers_[w]->submit(plan.fragments[w], shared);
+  for (size_t w = 0; w < plan.fragments.size(); ++w) {
+    if (plan.fragments[w].empty()) continue;
+    if (w < workers_.size()) {
+      workers_[w]->submit(plan.fragments[w], shared);
+      continue;
+    }
+    // A worker rank: the tasks and every launch they may name (host buffers stay here: the
+    // planner gives host reads and writes to worker 0).
+    rpc::SubmitFragment m;
+    m.tasks = plan.fragments[w];
+    for (const auto& [id, data] : context.launches) m.launches.emplace_back(id, *data);
+    cluster_->send(static_cast<int>(w), m);
+  }
 }
 
 void Driver::on_completed(WorkerId worker, TaskId task, const std::string& error) {
@@ -144,8 +179,10 @@ void Driver::on_completed(WorkerId worker, TaskId task, const std::string& error
 void Driver::wait_for(const std::vector<TaskId>& tasks) {
   std::unique_lock<std::mutex> lock(mutex_);
   completed_.wait(lock, [&] {
-    return std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
+    return !lost_.empty() ||
+           std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
   });
+  if (!lost_.empty()) throw Error(ErrorKind::kCommunication, lost_);
 }
 
 void Driver::throw_pending_error() {
@@ -155,6 +192,11 @@ void Driver::throw_pending_error() {
     errors.swap(errors_);
   }
   if (errors.empty()) return;
+  // Report a cause, not a consequence: over MPI, a task skipped on one rank may be heard of
+  // before the failure on another rank that it depends on (the scheduler's wording).
+  std::stable_partition(errors.begin(), errors.end(), [](const std::string& e) {
+    return e.find("skipped: it depends on") == std::string::npos;
+  });
   std::string message = errors.front();
   if (errors.size() > 1)
     message += "\n  (and " + std::to_string(errors.size() - 1) + " more failed or skipped tasks)";
@@ -334,6 +376,14 @@ void Driver::launch(const Launch& l) {
 std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
   std::vector<worker::Worker::MemoryReport> reports;
   for (auto& w : workers_) reports.push_back(w->memory_report());
+  if (cluster_) {
+    for (const rpc::Message& m : cluster_->request_all(rpc::ReportMemory{})) {
+      const auto* r = std::get_if<rpc::MemoryReported>(&m);
+      if (!r) continue;  // rank 0's slot
+      reports.push_back({r->device_bytes, r->host_bytes, static_cast<size_t>(r->spill_files),
+                         static_cast<size_t>(r->chunks), r->counters});
+    }
+  }
   return reports;
 }
 

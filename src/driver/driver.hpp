@@ -17,6 +17,7 @@
 #include "core/ids.hpp"
 #include "distribution/data_distribution.hpp"
 #include "distribution/work_distribution.hpp"
+#include "driver/cluster.hpp"
 #include "planner/planner.hpp"
 #include "worker/fragment_context.hpp"
 #include "worker/trace_writer.hpp"
@@ -41,17 +42,23 @@ struct Launch {
   const worker::KernelDescription* description = nullptr;
 };
 
-/// Runs requests on the workers of this process (the in-process driver; with MPI, rank 0's).
+/// Runs requests on the workers: those of this process (in-process mode), or one worker per
+/// rank of an MPI run (on rank 0; see Cluster and join()).
 ///
 /// Launches, fills, writes and deletes return at once and run in order of their data; reads,
 /// scalar reductions and fence() wait. A task that fails makes the next fence(), read() or
 /// reduction throw Error(kTask) naming the kernel and superblock; the runtime stays usable.
-class Driver {
+class Driver final : private Cluster::Listener {
  public:
   /// `workers` workers in this process (each with Config::devices's devices), joined by an
   /// in-process transport. Throws Error(kConfig) for devices this build cannot drive.
   explicit Driver(const Config& config, int workers = 1);
-  ~Driver();
+  /// One worker per rank of `cluster` (this process is rank 0 and worker 0): each rank
+  /// contributes the devices it drives under `config`, numbered rank by rank. Throws
+  /// Error(kConfig) naming a rank that cannot take part, Error(kCommunication) for one lost.
+  Driver(const Config& config, std::shared_ptr<Cluster> cluster);
+  /// Fences, then stops every worker (worker ranks go back to serving).
+  ~Driver() override;
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
 
@@ -87,17 +94,23 @@ class Driver {
     Point extent;
   };
 
+  void on_task_completed(int rank, TaskId task, const std::string& error) override;
+  void on_rank_lost(int rank, const std::string& reason) override;
+  void start_local_workers(int workers);
   void submit(const planner::Plan& plan, const worker::FragmentContext& context);
   void wait_for(const std::vector<TaskId>& tasks);
   void on_completed(WorkerId worker, TaskId task, const std::string& error);
   void throw_pending_error();
   planner::HostBufferId next_buffer() { return planner::HostBufferId{next_buffer_++}; }
 
+  std::shared_ptr<Cluster> cluster_;  // null in-process; declared first: destroyed last
+  uint64_t session_ = 0;              // over MPI: this driver's session on the worker ranks
   Config config_;
   planner::Planner planner_;
   annotation::AnnotationCache annotations_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
-  comm::LoopbackTransport transport_;
+  comm::LoopbackTransport loopback_;  // in-process mode
+  comm::Transport* transport_ = nullptr;
   std::unique_ptr<worker::TraceWriter> trace_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   uint64_t next_buffer_ = 1;
@@ -107,6 +120,7 @@ class Driver {
   std::condition_variable completed_;
   std::unordered_set<TaskId> waiting_;  // tasks someone waits for, not yet completed
   std::vector<std::string> errors_;     // task errors not yet reported
+  std::string lost_;                    // why a rank was lost: the run cannot go on
   uint64_t outstanding_ = 0;            // tasks submitted, not yet completed
 };
 

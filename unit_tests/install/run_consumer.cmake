@@ -12,4 +12,4 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DKokkos_DIR=${KOKKOS_DIR})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
-run(${MPIEXEC} -np 1 --oversubscribe ${WORK_DIR}/build/consumer)
+run(${MPIEXEC} -np 2 --oversubscribe ${WORK_DIR}/build/consumer)

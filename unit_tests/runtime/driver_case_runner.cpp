@@ -21,6 +21,7 @@
 #include "core/config.hpp"
 #include "driver/driver.hpp"
 #include "interpreted_kernels.hpp"
+#include "runtime_fixture.hpp"
 #include "worker/memory_pool.hpp"
 
 namespace lightning::runtime_test {
@@ -243,13 +244,13 @@ bool DriverCaseRunner::run(uint64_t seed, int index) {
   config.host_memory = caps.host;
   if (caps.staging) config.staging_limit = *caps.staging;
 
-  std::optional<driver::Driver> driver;
+  std::unique_ptr<driver::Driver> driver;
   std::unordered_map<ArrayId, ArrayId> ids;  // the case's ids -> the driver's
   std::unordered_map<ArrayId, DataType> types;
   size_t at = 0;
   auto id_of = [&](ArrayId a) { return ids.at(a); };
   try {
-    driver.emplace(config, workers);
+    driver = make_driver(config, workers);
     if (driver->devices().describe() != script.devices.describe())
       ADD_FAILURE() << header << ": the driver's devices " << driver->devices().describe()
                     << " are not the case's " << script.devices.describe();

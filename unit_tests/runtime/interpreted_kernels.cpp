@@ -2,8 +2,10 @@
 
 #include <cstddef>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 
 #include "core/rect.hpp"
 #include "worker/kernel_registry.hpp"
@@ -21,7 +23,8 @@ using planner::testing::TestKernel;
 // of the signature.
 class HandleAccess final : public KernelAccess {
  public:
-  HandleAccess(const InterpretedFunctor& f, void* partial) : f_(f), partial_(partial) {}
+  HandleAccess(const TestKernel& kernel, const InterpretedFunctor& f, void* partial)
+      : kernel_(kernel), f_(f), partial_(partial) {}
 
   double get(int param, const Point& p) override {
     return planner::testing::load_value(type(param), element(param, p));
@@ -33,7 +36,7 @@ class HandleAccess final : public KernelAccess {
     const DataType t = type(param);
     const std::vector<uint8_t> bytes = planner::testing::value_bytes(t, v);
     planner::testing::fold_element(
-        t, planner::testing::fold_op_of(f_.kernel->reduce_ops.at(static_cast<size_t>(param))),
+        t, planner::testing::fold_op_of(kernel_.reduce_ops.at(static_cast<size_t>(param))),
         element(param, p), bytes.data());
   }
   int64_t scalar(int param) override {
@@ -43,9 +46,9 @@ class HandleAccess final : public KernelAccess {
   }
   void add_partial(double v) override {
     if (!partial_)
-      throw std::logic_error("interpreted kernel '" + f_.kernel->name +
+      throw std::logic_error("interpreted kernel '" + kernel_.name +
                              "': the runtime gave no scalar partial");
-    const DataType t = f_.kernel->scalar_type;
+    const DataType t = kernel_.scalar_type;
     const std::vector<uint8_t> bytes = planner::testing::value_bytes(t, v);
     planner::testing::fold_element(t, planner::FoldOp::kSum, static_cast<uint8_t*>(partial_),
                                    bytes.data());
@@ -53,16 +56,16 @@ class HandleAccess final : public KernelAccess {
 
  private:
   DataType type(int param) const {
-    return f_.kernel->signature.params.at(static_cast<size_t>(param)).type;
+    return kernel_.signature.params.at(static_cast<size_t>(param)).type;
   }
   uint8_t* element(int param, const Point& p) const {
-    const auto& sig = f_.kernel->signature.params.at(static_cast<size_t>(param));
+    const auto& sig = kernel_.signature.params.at(static_cast<size_t>(param));
     if (!sig.is_array || param >= InterpretedFunctor::kMaxArrays)
       throw std::logic_error("interpreted kernel: parameter " + std::to_string(param) +
                              " is not an array");
     const RawArrayHandle& h = f_.arrays[param];
     if (!h.data)
-      throw std::logic_error("interpreted kernel '" + f_.kernel->name + "': array parameter " +
+      throw std::logic_error("interpreted kernel '" + kernel_.name + "': array parameter " +
                              sig.name + " was not bound, but thread accesses " + p.to_string());
     const int rank = sig.rank;
     if (p.rank() != rank)
@@ -71,27 +74,50 @@ class HandleAccess final : public KernelAccess {
     for (int a = 0; a < rank; ++a) {
       const int64_t extent = h.stride_and_extent[rank + a];
       if (p[a] < 0 || p[a] >= extent)
-        throw std::logic_error("interpreted kernel '" + f_.kernel->name + "': " + sig.name +
+        throw std::logic_error("interpreted kernel '" + kernel_.name + "': " + sig.name +
                                p.to_string() + " is outside the array");
       index += p[a] * h.stride_and_extent[a];
     }
     // The handle does not say where its chunk ends, but an element before its start is
     // certainly outside it (a planner or runtime binding bug).
     if (index < 0)
-      throw std::logic_error("interpreted kernel '" + f_.kernel->name + "': " + sig.name +
+      throw std::logic_error("interpreted kernel '" + kernel_.name + "': " + sig.name +
                              p.to_string() + " lies before the bound chunk");
     return static_cast<uint8_t*>(h.data) + index * static_cast<int64_t>(size_of(sig.type));
   }
 
+  const TestKernel& kernel_;
   const InterpretedFunctor& f_;
   void* partial_;
 };
 
+// The test kernels registered in this process, by runtime kernel id. Functors name their
+// kernel by id, not by address: under MPI they run in other processes too.
+struct Registered {
+  std::mutex mutex;
+  std::unordered_map<uint64_t, const TestKernel*> by_id;
+};
+Registered& registered() {
+  static Registered r;
+  return r;
+}
+
+const TestKernel& registered_kernel(uint64_t id) {
+  Registered& r = registered();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  auto it = r.by_id.find(id);
+  if (it == r.by_id.end())
+    throw std::logic_error("interpreted kernel " + KernelId(id).to_string() +
+                           " is not registered in this process");
+  return *it->second;
+}
+
 void run_interpreted(const void* functor, const Rect& threads, void* partial) {
   InterpretedFunctor f;
   std::memcpy(static_cast<void*>(&f), functor, sizeof f);
-  HandleAccess access(f, partial);
-  threads.for_each_point([&](const Point& p) { f.kernel->body(p, access); });
+  const TestKernel& kernel = registered_kernel(f.kernel);
+  HandleAccess access(kernel, f, partial);
+  threads.for_each_point([&](const Point& p) { kernel.body(p, access); });
 }
 
 }  // namespace
@@ -99,6 +125,12 @@ void run_interpreted(const void* functor, const Rect& threads, void* partial) {
 KernelId interpreted_kernel(const TestKernel& kernel) {
   const std::string name = "random_test::" + kernel.name;
   const KernelId id = worker::KernelRegistry::id_of(name);
+  {
+    // The latest instance: the caller keeps it alive while it launches it (see the header).
+    Registered& r = registered();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    r.by_id[id.value()] = &kernel;
+  }
   if (worker::KernelRegistry::contains(id)) return id;
   std::vector<worker::ArraySlot> arrays;
   std::vector<worker::ScalarSlot> scalars;
@@ -130,11 +162,48 @@ KernelId interpreted_kernel(const TestKernel& kernel) {
 InterpretedFunctor interpreted_functor(const TestKernel& kernel,
                                        const std::vector<int64_t>& scalars) {
   InterpretedFunctor f;
-  f.kernel = &kernel;
+  f.kernel = worker::KernelRegistry::id_of("random_test::" + kernel.name).value();
   for (size_t p = 0; p < scalars.size() && p < static_cast<size_t>(InterpretedFunctor::kMaxParams);
        ++p)
     f.scalars[p] = scalars[p];
   return f;
+}
+
+void register_every_interpreted_kernel() {
+  using planner::testing::KernelKind;
+  using planner::testing::KernelVariant;
+  static annotation::AnnotationCache cache;
+  static planner::testing::KernelRegistry kernels(cache);
+  const DataType types[] = {DataType::kInt64, DataType::kFloat64, DataType::kInt32,
+                            DataType::kFloat32};
+  // Every variant the random case generator launches (random_case.cpp, launch_step).
+  for (int k = 0; k <= static_cast<int>(KernelKind::kStridedWrite); ++k) {
+    const auto kind = static_cast<KernelKind>(k);
+    const int max_rank = kind == KernelKind::kCopy                                      ? 3
+                         : kind == KernelKind::kSaxpy || kind == KernelKind::kScalarSum ? 2
+                                                                                        : 1;
+    const int ops = kind == KernelKind::kRowReduce ? 3 : 1;
+    const int scalar_types = kind == KernelKind::kScalarSum ? 2 : 1;
+    const int params = planner::testing::array_param_count(kind);
+    int combinations = 1;
+    for (int p = 0; p < params; ++p) combinations *= 4;
+    for (int rank = 1; rank <= max_rank; ++rank)
+      for (int op = 0; op < ops; ++op)
+        for (int s = 0; s < scalar_types; ++s)
+          for (int c = 0; c < combinations; ++c) {
+            KernelVariant v;
+            v.kind = kind;
+            v.rank = rank;
+            v.op = op == 0   ? annotation::ReduceOp::kSum
+                   : op == 1 ? annotation::ReduceOp::kMin
+                             : annotation::ReduceOp::kMax;
+            if (kind == KernelKind::kScalarSum)
+              v.scalar_type = s == 0 ? DataType::kInt64 : DataType::kFloat64;
+            for (int p = 0, code = c; p < params; ++p, code /= 4)
+              v.types.push_back(types[code % 4]);
+            interpreted_kernel(kernels.get(v));
+          }
+  }
 }
 
 }  // namespace lightning::runtime_test

@@ -18,7 +18,7 @@ namespace lightning::runtime_test {
 struct InterpretedFunctor {
   static constexpr int kMaxArrays = 3;
   static constexpr int kMaxParams = 4;
-  const planner::testing::TestKernel* kernel = nullptr;  // outlives every launch of it
+  uint64_t kernel = 0;  // the runtime kernel's id: valid in every process of the binary
   RawArrayHandle arrays[kMaxArrays] = {};
   int64_t scalars[kMaxParams] = {};
 };
@@ -27,6 +27,11 @@ struct InterpretedFunctor {
 /// first use. Registration writes the process's worker::KernelRegistry, so call this only while
 /// no lightning::driver::Driver exists (for instance before creating a case's driver).
 KernelId interpreted_kernel(const planner::testing::TestKernel& kernel);
+
+/// Registers the runtime kernel of every test kernel variant the random case generator can
+/// launch: worker ranks of an MPI run do this at startup, since their kernels must exist
+/// before rank 0 launches them. Call before any Driver exists.
+void register_every_interpreted_kernel();
 
 /// The functor of a launch of `kernel` with `scalars` (per signature parameter).
 InterpretedFunctor interpreted_functor(const planner::testing::TestKernel& kernel,

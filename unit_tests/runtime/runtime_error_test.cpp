@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "driver/worker_service.hpp"
 #include "runtime_fixture.hpp"
 #include "test_kernels.hpp"
 
@@ -87,11 +88,13 @@ LIGHTNING_RUNTIME_SHAPES(RuntimeError);
 
 TEST(RuntimeTrace, EveryTaskIsASliceOnItsTrack) {
   const std::string path = ::testing::TempDir() + "lightning_trace_test.json";
-  std::remove(path.c_str());
+  const int ranks = worker_count(1);  // under mpirun, one trace file per rank
+  for (int r = 0; r < ranks; ++r) std::remove(driver::trace_path_of_rank(path, r).c_str());
   {
     Config c = config_of({"trace", 1, 2, std::nullopt, std::nullopt});
     c.trace = path;
-    driver::Driver d(c);
+    auto driver = make_driver(c);
+    driver::Driver& d = *driver;
     const ArrayId a = d.create_array("a", DataType::kFloat64, Point{64}, dist::stencil(16, 1));
     const ArrayId b = d.create_array("b", DataType::kFloat64, Point{64}, dist::stencil(16, 1));
     const double zero = 0.0;
@@ -106,18 +109,27 @@ TEST(RuntimeTrace, EveryTaskIsASliceOnItsTrack) {
     d.launch(l);
     d.fence();
   }  // the trace is written when the driver goes
-  std::ifstream in(path);
-  ASSERT_TRUE(in.good()) << path;
-  const auto doc = nlohmann::json::parse(in);
-  int kernels = 0, halo_copies = 0;
-  for (const auto& e : doc["traceEvents"]) {
-    if (e["ph"] != "X") continue;
-    if (e["name"] == "runtime_test::stencil") ++kernels;
-    // Halo updates between the chunks of the two devices: one element each.
-    if (e["name"] == "Copy" && e["args"]["bytes"] == 8) ++halo_copies;
+  int kernels = 0, halo_copies = 0, halo_sends = 0;
+  for (int r = 0; r < ranks; ++r) {
+    const std::string file = driver::trace_path_of_rank(path, r);
+    std::ifstream in(file);
+    ASSERT_TRUE(in.good()) << file;
+    const auto doc = nlohmann::json::parse(in);
+    for (const auto& e : doc["traceEvents"]) {
+      if (e["ph"] != "X") continue;
+      if (e["name"] == "runtime_test::stencil") ++kernels;
+      // Halo updates between the chunks of neighbouring devices: one element each, copied
+      // within a rank, sent between ranks.
+      if (e["name"] == "Copy" && e["args"]["bytes"] == 8) ++halo_copies;
+      if (e["name"] == "Send" && e["args"]["bytes"] == 8) ++halo_sends;
+    }
   }
-  EXPECT_EQ(kernels, 4);      // one per superblock
-  EXPECT_EQ(halo_copies, 6);  // three inner seams, both ways
+  EXPECT_EQ(kernels, 4);                   // one per superblock
+  EXPECT_EQ(halo_copies + halo_sends, 6);  // three inner seams, both ways
+  if (ranks == 1)
+    EXPECT_EQ(halo_sends, 0);  // in one process, every seam is a copy
+  else
+    EXPECT_GT(halo_sends, 0);  // four chunks over several ranks: some travel
 }
 
 }  // namespace
@@ -127,7 +139,8 @@ namespace lightning::runtime_test {
 namespace {
 
 TEST(RuntimeErrorCleanup, ArraysTouchedByAFailedKernelAreStillFreed) {
-  driver::Driver d(config_of({"cleanup", 1, 2, 6 << 10, 12 << 10}));
+  auto driver = make_driver(config_of({"cleanup", 1, 2, 6 << 10, 12 << 10}));
+  driver::Driver& d = *driver;
   const int64_t n = 400;
   std::vector<double> ones(n, 1.0);
   const ArrayId x = d.create_array("x", DataType::kFloat64, Point{n}, dist::block(100));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "driver/cluster.hpp"
 #include "driver/driver.hpp"
 
 namespace lightning::runtime_test {
@@ -27,7 +28,7 @@ inline std::ostream& operator<<(std::ostream& os, const RuntimeShape& s) {
   return os << s.name;
 }
 
-/// The shapes every end-to-end test runs on.
+/// The shapes every end-to-end test runs on (under mpirun, `workers` is the number of ranks).
 inline std::vector<RuntimeShape> runtime_shapes() {
   return {
       {"one_device", 1, 1, std::nullopt, std::nullopt},
@@ -46,11 +47,28 @@ inline Config config_of(const RuntimeShape& s) {
   return c;
 }
 
+/// The run's ranks when the tests run under mpirun (set by mpi_runtime_main.cpp); null in
+/// one process.
+inline std::shared_ptr<driver::Cluster>& test_cluster() {
+  static std::shared_ptr<driver::Cluster> cluster;
+  return cluster;
+}
+
+/// A driver with `config`'s devices per worker: one worker per rank under mpirun, else
+/// `workers` workers in this process.
+inline std::unique_ptr<driver::Driver> make_driver(const Config& config, int workers = 1) {
+  if (test_cluster()) return std::make_unique<driver::Driver>(config, test_cluster());
+  return std::make_unique<driver::Driver>(config, workers);
+}
+
+/// Workers of a driver from make_driver(config, workers).
+inline int worker_count(int workers) {
+  return test_cluster() ? test_cluster()->size() : workers;
+}
+
 class RuntimeTest : public ::testing::TestWithParam<RuntimeShape> {
  protected:
-  void SetUp() override {
-    driver = std::make_unique<driver::Driver>(config_of(GetParam()), GetParam().workers);
-  }
+  void SetUp() override { driver = make_driver(config_of(GetParam()), GetParam().workers); }
   void TearDown() override { driver.reset(); }
 
   /// Memory in use and spill files over all workers must be back to zero.

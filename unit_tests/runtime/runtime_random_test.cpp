@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "driver_case_runner.hpp"
+#include "runtime_fixture.hpp"
 
 namespace lightning::runtime_test {
 namespace {
@@ -17,6 +18,11 @@ using planner::testing::property_case_count;
 using planner::testing::property_seed_value;
 
 void run_cases(DriverCaseOptions options, int ci_default) {
+  if (test_cluster()) {
+    // Under mpirun: one worker per rank, and fewer cases (every rank shares the machine).
+    options.limits.min_workers = options.limits.max_workers = test_cluster()->size();
+    ci_default /= 8;
+  }
   DriverCaseRunner runner(options);
   const int cases = property_case_count(ci_default);
   const uint64_t seed = property_seed_value();

@@ -13,8 +13,10 @@ TEST(RuntimeSoak, AThousandLaunchesUnderCapsEndWhereTheReferenceEnds) {
   const int iterations = std::getenv("LIGHTNING_SOAK_LAUNCHES")
                              ? std::atoi(std::getenv("LIGHTNING_SOAK_LAUNCHES"))
                              : 1000;
-  driver::Driver d(config_of({"soak", 1, 3, 4 << 10, 8 << 10}));
-  const int64_t n = 1536;  // 12 KiB per array: more than the three devices hold
+  auto driver = make_driver(config_of({"soak", 1, 3, 4 << 10, 8 << 10}));
+  driver::Driver& d = *driver;
+  // 12 KiB per array and worker: more than the three devices of a worker hold.
+  const int64_t n = 1536 * worker_count(1);
   std::vector<double> x(n), y(n, 0.0);
   for (int64_t i = 0; i < n; ++i) x[i] = double(i % 3);
   const ArrayId X = d.create_array("x", DataType::kFloat64, Point{n}, dist::block(128));

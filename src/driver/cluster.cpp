@@ -1,0 +1,155 @@
+#include "driver/cluster.hpp"
+
+#include <mpi.h>
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "driver/wire_format.hpp"
+#include "driver/worker_service.hpp"
+
+namespace lightning::driver {
+
+Cluster::Cluster() : Cluster(Options()) {}
+
+Cluster::Cluster(Options options) {
+  // MPI_Init and MPI_Finalize stay on the application's thread (MPI wants them on one
+  // thread); every other MPI call is made by the transport's communication thread, hence
+  // more than MPI_THREAD_FUNNELED (see docs/runtime.md).
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
+    owns_mpi_ = true;
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  comm::MpiTransport::Options t;
+  t.heartbeat_interval = options.heartbeat_interval;
+  t.peer_timeout = options.peer_timeout;
+  if (rank_ == 0) {
+    for (int r = 1; r < size_; ++r) t.watched.push_back(r);
+  } else {
+    t.watched.push_back(0);
+  }
+  try {
+    transport_ = std::make_unique<comm::MpiTransport>(
+        std::move(t), [this](comm::ControlMessage m) { on_control(std::move(m)); },
+        [this](int rank, const std::string& reason) { on_rank_lost(rank, reason); });
+  } catch (...) {
+    if (owns_mpi_) MPI_Finalize();
+    throw;
+  }
+}
+
+Cluster::~Cluster() {
+  if (rank_ == 0)
+    for (int r = 1; r < size_; ++r)
+      if (lost_reason(r).empty()) send(r, rpc::EndRun{});
+  transport_.reset();  // sends what is queued, then stops
+  if (owns_mpi_) MPI_Finalize();
+}
+
+void Cluster::on_control(comm::ControlMessage message) {
+  rpc::Message m;
+  try {
+    m = rpc::decode(message.bytes, message.from);
+  } catch (const std::exception& e) {
+    on_rank_lost(message.from, e.what());  // a rank that speaks garbage is as good as gone
+    return;
+  }
+  if (rank_ != 0) {  // a worker rank: serve() handles everything in order
+    inbox_.push(std::move(m));
+    return;
+  }
+  if (auto* done = std::get_if<rpc::TaskCompleted>(&m)) {
+    std::lock_guard<std::mutex> lock(listener_mutex_);
+    if (listener_) listener_->on_task_completed(message.from, done->task, done->error);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    replies_[message.from] = std::move(m);
+  }
+  replied_.notify_all();
+}
+
+void Cluster::on_rank_lost(int rank, const std::string& reason) {
+  if (rank_ != 0) {
+    inbox_.push(RankLost{rank, reason});
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lost_.emplace(rank, reason);
+  }
+  replied_.notify_all();
+  std::lock_guard<std::mutex> lock(listener_mutex_);
+  if (listener_) listener_->on_rank_lost(rank, reason);
+}
+
+int Cluster::serve(const DeviceSelection& own_devices) {
+  if (rank_ == 0)
+    throw Error(ErrorKind::kInvalidArgument, "Cluster::serve: rank 0 drives, it does not serve");
+  WorkerService service(*this, own_devices);
+  for (;;) {
+    auto event = inbox_.pop();
+    if (auto* lost = std::get_if<RankLost>(&event)) {
+      if (lost->rank != 0) continue;
+      log().error("rank {}: the driver (rank 0) was lost: {}; this worker stops", rank_,
+                  lost->reason);
+      return 1;
+    }
+    if (!service.handle(std::move(std::get<rpc::Message>(event)))) return 0;
+  }
+}
+
+void Cluster::set_listener(Listener* listener) {
+  std::lock_guard<std::mutex> lock(listener_mutex_);
+  listener_ = listener;
+}
+
+void Cluster::send(int rank, const rpc::Message& message) {
+  transport_->send_control(rank, rpc::encode(message));
+}
+
+std::string Cluster::lost_reason(int rank) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = lost_.find(rank);
+  return it == lost_.end() ? std::string() : it->second;
+}
+
+rpc::Message Cluster::wait_reply(int rank) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  replied_.wait(lock, [&] { return replies_.count(rank) || lost_.count(rank); });
+  auto it = replies_.find(rank);
+  if (it == replies_.end())
+    throw Error(ErrorKind::kCommunication,
+                "rank " + std::to_string(rank) + " was lost: " + lost_.at(rank));
+  rpc::Message reply = std::move(it->second);
+  replies_.erase(it);
+  return reply;
+}
+
+rpc::Message Cluster::request(int rank, const rpc::Message& message) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    replies_.erase(rank);
+  }
+  send(rank, message);
+  return wait_reply(rank);
+}
+
+std::vector<rpc::Message> Cluster::request_all(const rpc::Message& message) {
+  std::vector<rpc::Message> replies(static_cast<size_t>(size_));
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (int r = 1; r < size_; ++r) replies_.erase(r);
+  }
+  const std::vector<uint8_t> bytes = rpc::encode(message);
+  for (int r = 1; r < size_; ++r) transport_->send_control(r, bytes);
+  for (int r = 1; r < size_; ++r) replies[static_cast<size_t>(r)] = wait_reply(r);
+  return replies;
+}
+
+}  // namespace lightning::driver

@@ -1,0 +1,76 @@
+#include "driver/local_devices.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "core/error.hpp"
+#include "lightning_kokkos/build_config.hpp"
+
+#if LIGHTNING_HAVE_CUDA
+#include "backend/cuda/cuda_platform.hpp"
+#include "backend/cuda/gpu_discovery.hpp"
+#include "backend/cuda/jit_kernel_images.hpp"
+#endif
+
+namespace lightning::driver {
+
+namespace {
+#if LIGHTNING_HAVE_CUDA
+// The GPUs the configuration selects; none means emulated host devices.
+std::vector<cuda::GpuInfo> selected_gpus(const Config& config) {
+  if (config.devices.kind == DeviceSelection::Kind::kHost) return {};
+  return cuda::select_gpus(config.devices, cuda::discover_gpus());
+}
+#endif
+}  // namespace
+
+int local_device_count(const Config& config) {
+#if LIGHTNING_HAVE_CUDA
+  const auto gpus = selected_gpus(config);
+  if (!gpus.empty()) return static_cast<int>(gpus.size());
+#else
+  if (config.devices.kind == DeviceSelection::Kind::kCuda)
+    throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
+                                        "': this build has no CUDA backend (built without the "
+                                        "CUDA toolkit); use host:N");
+#endif
+  return config.devices.kind == DeviceSelection::Kind::kHost ? config.devices.host_count : 1;
+}
+
+void use_local_gpus(const Config& config, std::vector<worker::WorkerOptions>& options) {
+#if LIGHTNING_HAVE_CUDA
+  const auto gpus = selected_gpus(config);
+  if (gpus.empty() || options.empty()) return;
+  uint64_t smallest = gpus.front().total_memory;
+  for (const auto& g : gpus) smallest = std::min(smallest, g.total_memory);
+  const uint64_t share = smallest / 10 * 8 / options.size();
+  const Config::EnvLookup env = [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    return v ? std::optional<std::string>(v) : std::nullopt;
+  };
+  auto images = std::make_shared<cuda::JitKernelImages>(cuda::JitCache::directory_for(config, env));
+  for (worker::WorkerOptions& o : options) {
+    std::vector<std::pair<DeviceId, cuda::GpuInfo>> devices;
+    for (size_t i = 0; i < o.devices.size(); ++i) devices.push_back({o.devices[i], gpus.at(i)});
+    o.platform = std::make_shared<cuda::CudaPlatform>(devices, images);
+    for (auto& [device, bytes] : o.memory.devices) bytes = config.device_memory.value_or(share);
+  }
+#else
+  (void)config;
+  (void)options;
+#endif
+}
+
+uint64_t default_device_memory(size_t devices) {
+  const uint64_t physical =
+      static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return std::max<uint64_t>(uint64_t{64} << 20, physical / (2 * std::max<size_t>(devices, 1)));
+}
+
+}  // namespace lightning::driver

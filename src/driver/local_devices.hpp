@@ -1,0 +1,30 @@
+// The devices one process contributes to the run: the one place that turns the `devices`
+// setting into devices (emulated host devices, or the GPUs CUDA discovery finds).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/config.hpp"
+#include "worker/worker.hpp"
+
+namespace lightning::driver {
+
+/// How many devices this process drives under `config`: the selected GPUs (`cuda`,
+/// `cuda:0,2`, or `auto` where the machine has some), else `host:N`'s N (`auto`: 1). Throws
+/// Error(kConfig) for devices this build or machine cannot drive.
+int local_device_count(const Config& config);
+
+/// When `config` selects GPUs, points the workers of this process (`options`, devices filled
+/// in) at them: the i-th device of each worker is the i-th selected GPU (workers of one
+/// process share the GPUs, each with its own pools, so the default pool is a share of the
+/// smallest GPU). Leaves emulated host devices as they are.
+void use_local_gpus(const Config& config, std::vector<worker::WorkerOptions>& options);
+
+/// The memory cap of each emulated device when the configuration sets none: a fair share of
+/// the machine's memory among the `devices` this process drives (pools are reserved, not
+/// touched, so an unused share costs nothing).
+uint64_t default_device_memory(size_t devices);
+
+}  // namespace lightning::driver

@@ -1,0 +1,143 @@
+#include "driver/worker_service.hpp"
+
+#include "core/error.hpp"
+#include "core/log.hpp"
+#include "core/overloaded.hpp"
+#include "driver/cluster.hpp"
+#include "driver/local_devices.hpp"
+#include "driver/wire_format.hpp"
+
+namespace lightning::driver {
+
+std::string trace_path_of_rank(const std::string& path, int rank) {
+  if (rank == 0) return path;
+  const size_t slash = path.find_last_of('/');
+  const size_t dot = path.find_last_of('.');
+  const std::string suffix = "." + std::to_string(rank);
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == 0 ||
+      (slash != std::string::npos && dot == slash + 1))
+    return path + suffix;
+  return path.substr(0, dot) + suffix + path.substr(dot);
+}
+
+WorkerService::WorkerService(Cluster& cluster, DeviceSelection own_devices)
+    : cluster_(cluster), own_devices_(std::move(own_devices)) {}
+
+WorkerService::~WorkerService() {
+  const std::string error = close();
+  if (!error.empty()) log().error("rank {}: {}", cluster_.rank(), error);
+}
+
+bool WorkerService::handle(rpc::Message message) {
+  const int rank = cluster_.rank();
+  bool running = true;
+  std::visit(Overloaded{
+                 [&](rpc::OpenSession& m) {
+                   close();
+                   session_ = m.session;
+                   config_ = std::move(m.config);
+                   // Each rank contributes the devices it was told to drive; `auto` follows rank 0.
+                   if (own_devices_.kind != DeviceSelection::Kind::kAuto)
+                     config_.devices = own_devices_;
+                   set_log_level(config_.log);
+                   rpc::DevicesOffered reply{m.session, 0, {}};
+                   try {
+                     device_count_ = local_device_count(config_);
+                     reply.count = device_count_;
+                   } catch (const std::exception& e) {
+                     reply.error = e.what();
+                   }
+                   cluster_.send(0, reply);
+                 },
+                 [&](rpc::StartWorker& m) {
+                   rpc::WorkerStarted reply;
+                   if (m.session != session_) {
+                     reply.error = "StartWorker for session " + std::to_string(m.session) +
+                                   ", but the session open here is " + std::to_string(session_);
+                     cluster_.send(0, reply);
+                     return;
+                   }
+                   try {
+                     if (!config_.trace.empty())
+                       trace_ = std::make_unique<worker::TraceWriter>(
+                           rank, "rank " + std::to_string(rank));
+                     worker::WorkerOptions o;
+                     o.id = WorkerId(static_cast<uint64_t>(rank));
+                     o.devices = m.devices;
+                     const uint64_t bytes =
+                         m.device_bytes ? m.device_bytes : default_device_memory(m.devices.size());
+                     for (DeviceId d : o.devices) o.memory.devices.push_back({d, bytes});
+                     o.memory.host_bytes = config_.host_memory;
+                     o.memory.spill_dir = config_.spill_dir;
+                     o.staging_limit = config_.staging_limit;
+                     o.trace = trace_.get();
+                     std::vector<worker::WorkerOptions> local(1);
+                     local[0] = std::move(o);
+                     use_local_gpus(config_, local);
+                     worker_ = std::make_unique<worker::Worker>(
+                         std::move(local[0]), cluster_.transport(),
+                         [this](WorkerId, TaskId task, const std::string& error) {
+                           cluster_.send(0, rpc::TaskCompleted{task, error});
+                         });
+                   } catch (const std::exception& e) {
+                     reply.error = e.what();
+                   }
+                   cluster_.send(0, reply);
+                 },
+                 [&](rpc::SubmitFragment& m) {
+                   if (!worker_) {
+                     for (const planner::Task& t : m.tasks)
+                       cluster_.send(0, rpc::TaskCompleted{t.id,
+                                                           "no worker runs on this rank: the "
+                                                           "fragment came outside a session"});
+                     return;
+                   }
+                   auto context = std::make_shared<worker::FragmentContext>();
+                   for (auto& [id, data] : m.launches)
+                     context->launches[id] =
+                         std::make_shared<const worker::LaunchData>(std::move(data));
+                   worker_->submit(std::move(m.tasks), std::move(context));
+                 },
+                 [&](rpc::ReportMemory&) {
+                   rpc::MemoryReported reply;
+                   if (worker_) {
+                     const worker::Worker::MemoryReport r = worker_->memory_report();
+                     reply = {r.device_bytes, r.host_bytes, r.spill_files, r.chunks, r.counters};
+                   }
+                   cluster_.send(0, reply);
+                 },
+                 [&](rpc::CloseSession&) { cluster_.send(0, rpc::SessionClosed{close()}); },
+                 [&](rpc::EndRun&) {
+                   const std::string error = close();
+                   if (!error.empty()) log().error("rank {}: {}", rank, error);
+                   running = false;
+                 },
+                 [&](auto& m) {
+                   log().error("rank {}: ignored a {} message, which only rank 0 receives", rank,
+                               rpc::name_of(rpc::Message(std::move(m))));
+                 },
+             },
+             message);
+  return running;
+}
+
+std::string WorkerService::close() {
+  const int rank = cluster_.rank();
+  if (worker_) {
+    // No message for the worker is in flight (the driver fenced): unhook it, then stop it.
+    cluster_.transport().set_handler(WorkerId(static_cast<uint64_t>(rank)), nullptr);
+    worker_.reset();
+  }
+  std::string error;
+  if (trace_) {
+    try {
+      trace_->flush(trace_path_of_rank(config_.trace, rank));
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    trace_.reset();
+  }
+  return error;
+}
+
+}  // namespace lightning::driver

@@ -1,0 +1,218 @@
+// RPC messages survive encoding: every field of every task kind, launch data and settings
+// comes back equal; bytes that are not a message fail naming the rank they came from.
+#include "driver/wire_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "core/error.hpp"
+
+namespace lightning::driver::rpc {
+namespace {
+
+using namespace lightning::planner;
+
+// Every field of each kind, for comparison (a field left out of the wire format shows up as
+// a difference, since the test gives every field a value other than its default).
+auto fields(const ChunkAccess& a) {
+  return std::tie(a.chunk, a.region, a.mode);
+}
+auto fields(const CreateChunkTask& t) {
+  return std::tie(t.chunk, t.array, t.box, t.device, t.temporary, t.bytes, t.type, t.element_size);
+}
+auto fields(const DeleteChunkTask& t) {
+  return std::tie(t.chunk, t.box);
+}
+auto fields(const ExecuteTask::Binding& b) {
+  return std::tie(b.param, b.chunk, b.region, b.mode);
+}
+auto fields(const CopyTask& t) {
+  return std::tie(t.src, t.dst, t.region);
+}
+auto fields(const SendTask& t) {
+  return std::tie(t.src, t.host_src, t.host_box, t.region, t.to, t.tag);
+}
+auto fields(const RecvTask& t) {
+  return std::tie(t.dst, t.host_dst, t.host_box, t.region, t.from, t.tag);
+}
+auto fields(const FillTask& t) {
+  return std::tie(t.chunk, t.region, t.value);
+}
+auto fields(const FoldTask& t) {
+  return std::tie(t.src, t.dst, t.region, t.op, t.launch, t.assign);
+}
+auto fields(const HostWriteTask& t) {
+  return std::tie(t.buffer, t.host_box, t.dst, t.region);
+}
+auto fields(const HostReadTask& t) {
+  return std::tie(t.src, t.buffer, t.host_box, t.region, t.fold, t.op, t.launch);
+}
+auto fields(const BarrierTask& t) {
+  return std::tie(t.fence);
+}
+
+template <class T>
+bool same(const std::vector<T>& a, const std::vector<T>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (fields(a[i]) != fields(b[i])) return false;
+  return true;
+}
+
+bool same_kind(const TaskKind& a, const TaskKind& b) {
+  if (a.index() != b.index()) return false;
+  return std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(b);
+        if constexpr (std::is_same_v<T, ExecuteTask>) {
+          return std::tie(x.launch, x.kernel, x.superblock, x.device, x.scalar_partial) ==
+                     std::tie(y.launch, y.kernel, y.superblock, y.device, y.scalar_partial) &&
+                 same(x.bindings, y.bindings);
+        } else {
+          return fields(x) == fields(y);
+        }
+      },
+      a);
+}
+
+Task task(uint64_t id, TaskKind kind) {
+  Task t;
+  t.id = TaskId(id);
+  t.worker = WorkerId(3);
+  t.kind = std::move(kind);
+  t.deps = {TaskId(id - 1), TaskId(id - 7)};
+  t.accesses = accesses_of(t.kind);
+  return t;
+}
+
+// One task of every kind, every field set to something other than its default.
+std::vector<Task> every_kind() {
+  const Rect box(Point{-2, 5}, Point{40, 9});
+  const Rect region(Point{0, 6}, Point{3, 8});
+  const Rect cube(Point{1, 2, 3}, Point{4, 5, 6});
+  std::vector<Task> tasks;
+  tasks.push_back(task(100, CreateChunkTask{ChunkId(1), ArrayId(2), box, DeviceId(5), true, 4096,
+                                            DataType::kFloat32, 4}));
+  tasks.push_back(task(101, DeleteChunkTask{ChunkId(1), box}));
+  ExecuteTask e{LaunchId(9), KernelId(0xfeedbeefcafe1234), cube, DeviceId(6), {}, ChunkId(77)};
+  e.bindings.push_back({2, ChunkId(11), cube, ChunkAccessMode::kRead});
+  e.bindings.push_back({0, ChunkId(12), cube, ChunkAccessMode::kReadWrite});
+  tasks.push_back(task(102, e));
+  tasks.push_back(task(103, CopyTask{ChunkId(3), ChunkId(4), region}));
+  tasks.push_back(task(104, SendTask{ChunkId(), HostBufferId{8}, box, region, WorkerId(2), 1234}));
+  tasks.push_back(task(105, RecvTask{ChunkId(6), HostBufferId{9}, box, region, WorkerId(1), 99}));
+  tasks.push_back(task(106, FillTask{ChunkId(7), region, {1, 2, 3, 4, 5, 6, 7, 8}}));
+  tasks.push_back(
+      task(107, FoldTask{ChunkId(8), ChunkId(9), Rect(), FoldOp::kMax, LaunchId(4), true}));
+  tasks.push_back(task(108, HostWriteTask{HostBufferId{5}, box, ChunkId(10), region}));
+  tasks.push_back(task(109, HostReadTask{ChunkId(11), HostBufferId{6}, box, region, true,
+                                         FoldOp::kCustom, LaunchId(3)}));
+  tasks.push_back(task(110, BarrierTask{LaunchId(12)}));
+  return tasks;
+}
+
+TEST(WireFormat, EveryTaskKindRoundTrips) {
+  SubmitFragment m;
+  m.tasks = every_kind();
+  ASSERT_EQ(m.tasks.size(), std::variant_size_v<TaskKind>);
+  worker::LaunchData data{KernelId(42),
+                          "saxpy",
+                          {0, 1, 2, 255},
+                          {Point{10}, Point(), Point{3, 4}},
+                          {{0, 8, 1}, {2, 48, 2}},
+                          planner::FoldOp::kMax,
+                          DataType::kInt16};
+  m.launches.emplace_back(LaunchId(9), data);
+
+  const Message back = decode(encode(m), 1);
+  const auto& got = std::get<SubmitFragment>(back);
+  ASSERT_EQ(got.tasks.size(), m.tasks.size());
+  for (size_t i = 0; i < m.tasks.size(); ++i) {
+    const Task& a = m.tasks[i];
+    const Task& b = got.tasks[i];
+    SCOPED_TRACE(describe(a));
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.worker, b.worker);
+    EXPECT_EQ(a.deps, b.deps);
+    EXPECT_TRUE(same(a.accesses, b.accesses));
+    EXPECT_TRUE(same_kind(a.kind, b.kind));
+    EXPECT_EQ(describe(a), describe(b));
+  }
+  ASSERT_EQ(got.launches.size(), 1u);
+  EXPECT_EQ(got.launches[0].first, LaunchId(9));
+  const worker::LaunchData& d = got.launches[0].second;
+  EXPECT_EQ(d.kernel, data.kernel);
+  EXPECT_EQ(d.name, data.name);
+  EXPECT_EQ(d.functor, data.functor);
+  EXPECT_EQ(d.extents, data.extents);
+  ASSERT_EQ(d.arrays.size(), 2u);
+  EXPECT_EQ(d.arrays[1].param, 2);
+  EXPECT_EQ(d.arrays[1].byte_offset, 48u);
+  EXPECT_EQ(d.arrays[1].rank, 2);
+  EXPECT_EQ(d.reduce_op, planner::FoldOp::kMax);
+  EXPECT_EQ(d.reduce_type, DataType::kInt16);
+}
+
+TEST(WireFormat, SettingsAndRepliesRoundTrip) {
+  Config c;
+  c.devices.kind = DeviceSelection::Kind::kCuda;
+  c.devices.cuda_ordinals = {0, 2};
+  c.device_memory = 6 << 10;
+  c.host_memory = 12 << 10;
+  c.spill_dir = "/spill";
+  c.staging_limit = 12345;
+  c.trace = "t.json";
+  c.log = LogLevel::kDebug;
+  c.jit_cache = "/jit";
+  const auto open = std::get<OpenSession>(decode(encode(OpenSession{7, c}), 0));
+  EXPECT_EQ(open.session, 7u);
+  EXPECT_EQ(open.config.describe(), c.describe());
+  EXPECT_EQ(open.config.devices, c.devices);
+
+  const auto done = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(5), "boom"}), 2));
+  EXPECT_EQ(done.task, TaskId(5));
+  EXPECT_EQ(done.error, "boom");
+
+  MemoryReported r{1, 2, 3, 4, {}};
+  r.counters.disk_reads = 9;
+  r.counters.invalidations = 10;
+  const auto report = std::get<MemoryReported>(decode(encode(r), 3));
+  EXPECT_EQ(std::tie(report.device_bytes, report.host_bytes, report.spill_files, report.chunks),
+            std::tie(r.device_bytes, r.host_bytes, r.spill_files, r.chunks));
+  EXPECT_EQ(report.counters.disk_reads, 9u);
+  EXPECT_EQ(report.counters.invalidations, 10u);
+
+  const auto start = std::get<StartWorker>(decode(encode(StartWorker{3, {DeviceId(4)}, 99}), 0));
+  EXPECT_EQ(start.devices, std::vector<DeviceId>{DeviceId(4)});
+  EXPECT_EQ(start.device_bytes, 99u);
+  EXPECT_TRUE(std::holds_alternative<EndRun>(decode(encode(EndRun{}), 0)));
+  EXPECT_STREQ(name_of(Message(CloseSession{})), "CloseSession");
+}
+
+TEST(WireFormat, BytesThatAreNotAMessageNameTheirRank) {
+  std::vector<uint8_t> bytes = encode(TaskCompleted{TaskId(5), "a long enough error text"});
+  std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + 10);
+  try {
+    decode(truncated, 3);
+    FAIL() << "a truncated message decoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
+    EXPECT_NE(std::string(e.what()).find("from rank 3"), std::string::npos) << e.what();
+  }
+  bytes[0] ^= 0xff;  // the format version
+  try {
+    decode(bytes, 2);
+    FAIL() << "a message of another version decoded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wire format version"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank 2"), std::string::npos) << e.what();
+  }
+  std::vector<uint8_t> longer = encode(EndRun{});
+  longer.push_back(0);
+  EXPECT_THROW(decode(longer, 1), Error);
+}
+
+}  // namespace
+}  // namespace lightning::driver::rpc
