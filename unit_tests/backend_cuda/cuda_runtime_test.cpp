@@ -151,9 +151,9 @@ TEST(GridBlocks, CoversTheVolumeAndCapsReductions) {
   EXPECT_EQ(grid_blocks(1, false, 132), 1);
   EXPECT_EQ(grid_blocks(256, false, 132), 1);
   EXPECT_EQ(grid_blocks(257, false, 132), 2);
-  EXPECT_EQ(grid_blocks(int64_t{1} << 40, false, 132), 132 * 32);
-  EXPECT_EQ(grid_blocks(132 * 32 * 256, false, 132), 132 * 32);
-  EXPECT_EQ(grid_blocks(int64_t{1} << 30, false, 0), 32);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 40, false, 132), int64_t{1} << 24);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 30, false, 132), int64_t{1} << 22);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 0), 8);
   EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 132), 132 * 8);
   EXPECT_EQ(grid_blocks(1000, true, 132), 4);
   EXPECT_EQ(grid_blocks(0, false, 132), 1);

@@ -25,7 +25,7 @@ std::chrono::steady_clock::time_point now() {
 
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors) {
   const int64_t needed = (volume + kBlockThreads - 1) / kBlockThreads;
-  const int64_t cap = std::max(1, multiprocessors) * (reduction ? int64_t{8} : int64_t{32});
+  const int64_t cap = reduction ? std::max(1, multiprocessors) * int64_t{8} : int64_t{1} << 24;
   return std::max<int64_t>(1, std::min(needed, cap));
 }
 

@@ -23,11 +23,11 @@ namespace lightning::cuda {
 /// thread's point from its linear index).
 inline constexpr int kBlockThreads = 256;
 
-/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), capped at
-/// 32 blocks per SM (the entry point loops over the rest, grid-stride: measured faster than
-/// one thread per index for superblocks of 2^30 elements on an H200, see docs/results.md).
+/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), one
+/// thread per index up to 2^24 blocks (the entry point loops over the rest, grid-stride).
 /// Reductions are capped at 8 blocks per SM: each block writes one partial, which the host
-/// joins.
+/// joins. (Grids of 32 blocks per SM were measured too: faster for saxpy, much slower for the
+/// stencil through the runtime; see docs/results.md.)
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
 
 /// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel
