@@ -89,8 +89,10 @@ const GpuContext* CudaDevice::context_of(const worker::MemorySpace& space) const
 }
 
 // Ends an operation: a host function behind the stream's work reports it (and releases its
-// pinned blocks). Runs on the driver's callback thread: no driver calls there.
-void CudaDevice::finish_with_host_function(CUstream stream, std::unique_ptr<Completion> c) {
+// pinned blocks). Runs on the driver's callback thread: no driver calls there. `c` is
+// released once the host function is enqueued; when that fails it stays with the caller,
+// which reports the error.
+void CudaDevice::finish_with_host_function(CUstream stream, std::unique_ptr<Completion>& c) {
   auto finish = [](void* p) {
     std::unique_ptr<Completion> done(static_cast<Completion*>(p));
     done->span.end = now();
@@ -168,7 +170,7 @@ void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done
               src.space.is_device() && context_of(src.space)->context() == context_.context();
           const CUstream stream = outbound ? copy_out_ : copy_in_;
           enqueue_copy(stream, dst, src, region);
-          finish_with_host_function(stream, std::move(c));
+          finish_with_host_function(stream, c);
         } catch (...) {
           if (c) c->done(std::current_exception(), {c->span.start, now()});
         }
@@ -342,13 +344,20 @@ void CudaDevice::launch(KernelRun run, Done done) {
         try {
           context_.make_current();
           issue_launch(run, *c);
-          finish_with_host_function(compute_, std::move(c));
-        } catch (const std::exception& e) {
+          finish_with_host_function(compute_, c);
+        } catch (...) {
           if (!c) return;  // the host function owns it: it will report
+          std::string what = "unknown exception";
+          try {
+            throw;
+          } catch (const std::exception& e) {
+            what = e.what();
+          } catch (...) {
+          }
           // Blocks may be in use by transfers already issued: wait before releasing them.
           api_.cuStreamSynchronize(compute_);
           for (void* b : c->blocks) pinned_.release(b);
-          c->done(worker::kernel_failure(run, id_, e.what()), {c->span.start, now()});
+          c->done(worker::kernel_failure(run, id_, what), {c->span.start, now()});
         }
       },
       nullptr);

@@ -60,7 +60,7 @@ class CudaDevice final : public worker::Device {
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;
-  void finish_with_host_function(CUstream stream, std::unique_ptr<Completion> completion);
+  void finish_with_host_function(CUstream stream, std::unique_ptr<Completion>& completion);
 
   DeviceId id_;
   const GpuContext& context_;
