@@ -17,47 +17,48 @@
 namespace lightning::cuda {
 namespace {
 
-Rect box1(int64_t lo, int64_t hi) { return {Point{lo}, Point{hi}}; }
+Rect box1(int64_t lo, int64_t hi) {
+  return {Point{lo}, Point{hi}};
+}
 Rect box2(int64_t l0, int64_t l1, int64_t h0, int64_t h1) {
   return {Point{l0, l1}, Point{h0, h1}};
 }
-Rect box3(Point lo, Point hi) { return {lo, hi}; }
+Rect box3(Point lo, Point hi) {
+  return {lo, hi};
+}
 
 // Reference: the byte offsets a strided copy touches, in order, computed from
 // its plan.
-std::vector<std::pair<uint64_t, uint64_t>> touched(const RegionCopy &c) {
-  std::vector<std::pair<uint64_t, uint64_t>> out; // (src byte, dst byte)
+std::vector<std::pair<uint64_t, uint64_t>> touched(const RegionCopy& c) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;  // (src byte, dst byte)
   for (uint64_t z = 0; z < c.depth; ++z)
     for (uint64_t y = 0; y < c.height; ++y)
       for (uint64_t x = 0; x < c.width_bytes; ++x)
-        out.push_back({(c.src_z + z) * c.src_height * c.src_pitch +
-                           (c.src_y + y) * c.src_pitch + c.src_x_bytes + x,
-                       (c.dst_z + z) * c.dst_height * c.dst_pitch +
-                           (c.dst_y + y) * c.dst_pitch + c.dst_x_bytes + x});
+        out.push_back({(c.src_z + z) * c.src_height * c.src_pitch + (c.src_y + y) * c.src_pitch +
+                           c.src_x_bytes + x,
+                       (c.dst_z + z) * c.dst_height * c.dst_pitch + (c.dst_y + y) * c.dst_pitch +
+                           c.dst_x_bytes + x});
   return out;
 }
 
 // Reference: the same pairs from the definition of a row-major box buffer.
-std::vector<std::pair<uint64_t, uint64_t>>
-expected(const Rect &dst, const Rect &src, const Rect &region, uint64_t e) {
+std::vector<std::pair<uint64_t, uint64_t>> expected(const Rect& dst, const Rect& src,
+                                                    const Rect& region, uint64_t e) {
   std::vector<std::pair<uint64_t, uint64_t>> out;
-  auto index = [](const Rect &box, const Point &p) {
+  auto index = [](const Rect& box, const Point& p) {
     uint64_t i = 0;
     for (int a = 0; a < box.rank(); ++a)
-      i = i * static_cast<uint64_t>(box.extent()[a]) +
-          static_cast<uint64_t>(p[a] - box.lo()[a]);
+      i = i * static_cast<uint64_t>(box.extent()[a]) + static_cast<uint64_t>(p[a] - box.lo()[a]);
     return i;
   };
-  region.for_each_point([&](const Point &p) {
-    for (uint64_t b = 0; b < e; ++b)
-      out.push_back({index(src, p) * e + b, index(dst, p) * e + b});
+  region.for_each_point([&](const Point& p) {
+    for (uint64_t b = 0; b < e; ++b) out.push_back({index(src, p) * e + b, index(dst, p) * e + b});
   });
   return out;
 }
 
 TEST(RegionCopy, OneDimensionalRangeIsOneContiguousRun) {
-  const RegionCopy c =
-      RegionCopy::plan(box1(100, 200), box1(50, 300), box1(120, 180), 4);
+  const RegionCopy c = RegionCopy::plan(box1(100, 200), box1(50, 300), box1(120, 180), 4);
   EXPECT_TRUE(c.contiguous);
   EXPECT_EQ(c.bytes, 60u * 4);
   EXPECT_EQ(c.src_offset, 70u * 4);
@@ -65,8 +66,7 @@ TEST(RegionCopy, OneDimensionalRangeIsOneContiguousRun) {
 }
 
 TEST(RegionCopy, WholeRowsOfBothBoxesAreContiguous) {
-  const RegionCopy c = RegionCopy::plan(box2(0, 0, 10, 8), box2(4, 0, 20, 8),
-                                        box2(5, 0, 9, 8), 8);
+  const RegionCopy c = RegionCopy::plan(box2(0, 0, 10, 8), box2(4, 0, 20, 8), box2(5, 0, 9, 8), 8);
   EXPECT_TRUE(c.contiguous);
   EXPECT_EQ(c.bytes, 4u * 8 * 8);
   EXPECT_EQ(c.src_offset, 1u * 8 * 8);
@@ -74,8 +74,7 @@ TEST(RegionCopy, WholeRowsOfBothBoxesAreContiguous) {
 }
 
 TEST(RegionCopy, ColumnBlockIsStrided) {
-  const Rect dst = box2(0, 0, 10, 10), src = box2(0, 4, 10, 12),
-             region = box2(2, 5, 7, 8);
+  const Rect dst = box2(0, 0, 10, 10), src = box2(0, 4, 10, 12), region = box2(2, 5, 7, 8);
   const RegionCopy c = RegionCopy::plan(dst, src, region, 4);
   EXPECT_FALSE(c.contiguous);
   EXPECT_EQ(c.width_bytes, 3u * 4);
@@ -98,8 +97,7 @@ TEST(RegionCopy, ThreeDimensionalBoxesMatchTheRowMajorDefinition) {
 
 TEST(RegionCopy, SlabOfWholePlanesIsContiguous) {
   const Rect both = box3(Point{0, 0, 0}, Point{4, 3, 5});
-  const RegionCopy c =
-      RegionCopy::plan(both, both, box3(Point{1, 0, 0}, Point{3, 3, 5}), 4);
+  const RegionCopy c = RegionCopy::plan(both, both, box3(Point{1, 0, 0}, Point{3, 3, 5}), 4);
   EXPECT_TRUE(c.contiguous);
   EXPECT_EQ(c.src_offset, 15u * 4);
   EXPECT_EQ(c.bytes, 30u * 4);
@@ -107,8 +105,7 @@ TEST(RegionCopy, SlabOfWholePlanesIsContiguous) {
 
 TEST(RegionCopy, ContiguousInOneBufferOnlyIsStrided) {
   // Whole rows of the source, part of the destination's rows.
-  const RegionCopy c = RegionCopy::plan(box2(0, 0, 4, 10), box2(0, 0, 4, 5),
-                                        box2(0, 0, 4, 5), 4);
+  const RegionCopy c = RegionCopy::plan(box2(0, 0, 4, 10), box2(0, 0, 4, 5), box2(0, 0, 4, 5), 4);
   EXPECT_FALSE(c.contiguous);
 }
 
@@ -121,8 +118,7 @@ TEST(RegionCopy, RankZeroIsOneElement) {
 }
 
 TEST(RegionCopy, EmptyRegionCopiesNothing) {
-  const RegionCopy c =
-      RegionCopy::plan(box1(0, 10), box1(0, 10), box1(5, 5), 4);
+  const RegionCopy c = RegionCopy::plan(box1(0, 10), box1(0, 10), box1(5, 5), 4);
   EXPECT_EQ(c.bytes, 0u);
 }
 
@@ -130,21 +126,18 @@ TEST(RegionCopy, RegionOutsideABoxIsAnInternalErrorNamingTheBoxes) {
   try {
     RegionCopy::plan(box1(0, 10), box1(5, 20), box1(2, 8), 4);
     FAIL() << "no error";
-  } catch (const Error &e) {
+  } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kInternal);
-    EXPECT_NE(e.message().find("not inside the source box"), std::string::npos)
-        << e.what();
+    EXPECT_NE(e.message().find("not inside the source box"), std::string::npos) << e.what();
     EXPECT_NE(e.message().find("[5, 20)"), std::string::npos) << e.what();
   }
 }
 
 TEST(RegionCopy, DescriptorPutsHostAndDevicePointersWhereTheDriverReadsThem) {
-  const RegionCopy c =
-      RegionCopy::plan(box2(0, 0, 4, 4), box2(0, 0, 4, 8), box2(1, 1, 3, 3), 4);
+  const RegionCopy c = RegionCopy::plan(box2(0, 0, 4, 4), box2(0, 0, 4, 8), box2(1, 1, 3, 3), 4);
   int host = 0;
-  const auto d =
-      c.descriptor(&host, CU_MEMORYTYPE_HOST, reinterpret_cast<void *>(0x1000),
-                   CU_MEMORYTYPE_DEVICE);
+  const auto d = c.descriptor(&host, CU_MEMORYTYPE_HOST, reinterpret_cast<void*>(0x1000),
+                              CU_MEMORYTYPE_DEVICE);
   EXPECT_EQ(d.dstHost, &host);
   EXPECT_EQ(d.dstMemoryType, CU_MEMORYTYPE_HOST);
   EXPECT_EQ(d.srcDevice, CUdeviceptr{0x1000});
@@ -178,7 +171,7 @@ std::vector<GpuInfo> two_gpus() {
   return {a, b};
 }
 
-DeviceSelection parse(const char *text) {
+DeviceSelection parse(const char* text) {
   return *DeviceSelection::parse(text);
 }
 
@@ -197,13 +190,11 @@ TEST(SelectGpus, AMissingOrdinalIsAConfigErrorSayingWhatExists) {
   try {
     select_gpus(parse("cuda:0,2"), two_gpus());
     FAIL() << "no error";
-  } catch (const Error &e) {
+  } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kConfig);
-    EXPECT_NE(e.message().find("devices 'cuda:0,2': GPU 2 does not exist"),
-              std::string::npos)
+    EXPECT_NE(e.message().find("devices 'cuda:0,2': GPU 2 does not exist"), std::string::npos)
         << e.what();
-    EXPECT_NE(e.message().find("cuda:0 to cuda:1"), std::string::npos)
-        << e.what();
+    EXPECT_NE(e.message().find("cuda:0 to cuda:1"), std::string::npos) << e.what();
   }
 }
 
@@ -211,10 +202,9 @@ TEST(SelectGpus, CudaWithoutGpusIsAConfigErrorPointingAtHostDevices) {
   try {
     select_gpus(parse("cuda"), {});
     FAIL() << "no error";
-  } catch (const Error &e) {
+  } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kConfig);
-    EXPECT_NE(e.message().find("this machine has no GPU"), std::string::npos)
-        << e.what();
+    EXPECT_NE(e.message().find("this machine has no GPU"), std::string::npos) << e.what();
     EXPECT_NE(e.message().find("host:N"), std::string::npos) << e.what();
   }
 }
@@ -225,9 +215,7 @@ TEST(Describe, OneLinePerGpu) {
   gpus[0].compute_major = 9;
   gpus[0].multiprocessors = 132;
   const std::string text = describe(gpus);
-  EXPECT_NE(
-      text.find("cuda:0 GPU A, 80 GiB, compute capability 9.0, 132 SMs\n"),
-      std::string::npos)
+  EXPECT_NE(text.find("cuda:0 GPU A, 80 GiB, compute capability 9.0, 132 SMs\n"), std::string::npos)
       << text;
   EXPECT_NE(text.find("cuda:1 GPU B"), std::string::npos) << text;
 }
@@ -235,17 +223,15 @@ TEST(Describe, OneLinePerGpu) {
 // On a machine without a driver (CI), the backend says so instead of failing to
 // load.
 TEST(DriverApi, WithoutADriverExplainsWhyAndFindsNoGpu) {
-  if (DriverApi::available())
-    GTEST_SKIP() << "this machine has a CUDA driver";
-  EXPECT_NE(DriverApi::unavailable_reason().find(
-                "no CUDA driver on this machine (libcuda.so.1"),
+  if (DriverApi::available()) GTEST_SKIP() << "this machine has a CUDA driver";
+  EXPECT_NE(DriverApi::unavailable_reason().find("no CUDA driver on this machine (libcuda.so.1"),
             std::string::npos)
       << DriverApi::unavailable_reason();
   EXPECT_TRUE(discover_gpus().empty());
   try {
     DriverApi::get();
     FAIL() << "no error";
-  } catch (const Error &e) {
+  } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kCuda);
   }
 }
@@ -253,22 +239,20 @@ TEST(DriverApi, WithoutADriverExplainsWhyAndFindsNoGpu) {
 // The driver picks GPUs only where there are some: `auto` falls back to one
 // emulated device, `cuda` is a configuration error that says so.
 TEST(DriverDevices, CudaWithoutAGpuIsAConfigErrorAndAutoFallsBackToTheHost) {
-  if (!discover_gpus().empty())
-    GTEST_SKIP() << "this machine has a GPU";
+  if (!discover_gpus().empty()) GTEST_SKIP() << "this machine has a GPU";
   Config cuda;
   cuda.devices = *DeviceSelection::parse("cuda:0");
   try {
     driver::Driver d(cuda, 1);
     FAIL() << "no error";
-  } catch (const Error &e) {
+  } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kConfig);
-    EXPECT_NE(e.message().find("devices 'cuda:0': this machine has no GPU"),
-              std::string::npos)
+    EXPECT_NE(e.message().find("devices 'cuda:0': this machine has no GPU"), std::string::npos)
         << e.what();
   }
   driver::Driver automatic(Config{}, 1);
   EXPECT_EQ(automatic.devices().size(), 1u);
 }
 
-} // namespace
-} // namespace lightning::cuda
+}  // namespace
+}  // namespace lightning::cuda
