@@ -1,5 +1,5 @@
-// The parts of the GPU runtime that need no GPU: strided copy plans, grid
-// sizes, device selection, and behaviour on machines without a CUDA driver.
+// The parts of the GPU runtime that need no GPU: strided copy plans, grid sizes, device
+// selection, and behaviour on machines without a CUDA driver.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,8 +27,7 @@ Rect box3(Point lo, Point hi) {
   return {lo, hi};
 }
 
-// Reference: the byte offsets a strided copy touches, in order, computed from
-// its plan.
+// Reference: the byte offsets a strided copy touches, in order, computed from its plan.
 std::vector<std::pair<uint64_t, uint64_t>> touched(const RegionCopy& c) {
   std::vector<std::pair<uint64_t, uint64_t>> out;  // (src byte, dst byte)
   for (uint64_t z = 0; z < c.depth; ++z)
@@ -220,8 +219,7 @@ TEST(Describe, OneLinePerGpu) {
   EXPECT_NE(text.find("cuda:1 GPU B"), std::string::npos) << text;
 }
 
-// On a machine without a driver (CI), the backend says so instead of failing to
-// load.
+// On a machine without a driver (CI), the backend says so instead of failing to load.
 TEST(DriverApi, WithoutADriverExplainsWhyAndFindsNoGpu) {
   if (DriverApi::available()) GTEST_SKIP() << "this machine has a CUDA driver";
   EXPECT_NE(DriverApi::unavailable_reason().find("no CUDA driver on this machine (libcuda.so.1"),
@@ -236,8 +234,8 @@ TEST(DriverApi, WithoutADriverExplainsWhyAndFindsNoGpu) {
   }
 }
 
-// The driver picks GPUs only where there are some: `auto` falls back to one
-// emulated device, `cuda` is a configuration error that says so.
+// The driver picks GPUs only where there are some: `auto` falls back to one emulated device,
+// `cuda` is a configuration error that says so.
 TEST(DriverDevices, CudaWithoutAGpuIsAConfigErrorAndAutoFallsBackToTheHost) {
   if (!discover_gpus().empty()) GTEST_SKIP() << "this machine has a GPU";
   Config cuda;
