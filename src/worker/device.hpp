@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backend/host/region_ops.hpp"
+#include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/rect.hpp"
 #include "planner/task.hpp"
@@ -38,14 +39,11 @@ struct KernelRun {
   std::vector<uint8_t> functor;  ///< its bytes, array handles patched to this device's memory
   Rect superblock;               ///< thread indices
   void* partial = nullptr;       ///< reductions: value_size bytes in this device's memory
-  /// Reductions: how partials start and combine (kCustom: the kernel's ReducerInfo; else the
-  /// built-in operator on one `reduce_type` value), as the launch says.
+  /// Reductions: how values combine (the launch's): kCustom uses the kernel's ReducerInfo,
+  /// otherwise the built-in operator on one `reduce_type` value.
   planner::FoldOp reduce_op = planner::FoldOp::kCustom;
   DataType reduce_type = DataType::kUInt8;
 };
-
-/// Sets `run`'s partial (host memory) to its reduction's identity.
-void start_partial(const KernelRun& run);
 
 /// One buffer host code works on. A buffer in a device's memory is copied to host memory
 /// before the job (`region` of it, when `read`) and back after it (`region`, when `write`);
@@ -80,8 +78,8 @@ class Device {
   /// "emulated host device", "NVIDIA H200 (cuda:0)": for logs and lightning-info.
   virtual std::string description() const = 0;
 
-  /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` is
-  /// initialised with the kernel's reducer first. Failures are Error(kTask) naming the
+  /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` starts
+  /// from the reduction's identity (start_partial). Failures are Error(kTask) naming the
   /// kernel, the superblock and the device (see kernel_failure).
   virtual void launch(KernelRun run, Done done) = 0;
   /// `dst[p] = src[p]` for p in `region`, where each buffer is in this device's memory,
@@ -90,6 +88,12 @@ class Device {
   /// Runs `job` on the copy engine's side over host views of `accesses` (see HostAccess).
   virtual void run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) = 0;
 };
+
+/// Sets `value` (host memory) to the identity of `run`'s reduction: the ReducerInfo's init
+/// for kCustom, the operator's identity otherwise.
+void start_partial(const KernelRun& run, void* value);
+/// Folds `src` into `dst` (one value each, host memory) with `run`'s reduction.
+void join_partial(const KernelRun& run, void* dst, const void* src);
 
 /// The error of a kernel that failed: Error(kTask) "kernel 'name' failed on superblock
 /// [0, 100) on D0: <what>".

@@ -31,7 +31,7 @@ void EmulatedDevice::launch(KernelRun run, Done done) {
   run_timed(
       device_.compute(),
       [r, id] {
-        if (r->partial) start_partial(*r);
+        if (r->partial) start_partial(*r, r->partial);
         try {
           r->info->run_host(r->functor.data(), r->superblock, r->partial);
         } catch (const std::exception& e) {

@@ -8,10 +8,8 @@
 #include <vector>
 
 #include "annotation/kernel_signature.hpp"
-#include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/rect.hpp"
-#include "planner/task.hpp"
 #include "worker/device_code.hpp"
 
 namespace lightning::worker {
@@ -30,16 +28,11 @@ struct ScalarSlot {
   DataType type = DataType::kInt64;
 };
 
-/// How a kernel reduces to one value (parallel_reduce), when it does. `init` and `join` serve
-/// every device (GPUs join their per-block partials on the host); `op` and `type` say what
-/// they compute when it is a built-in operation, which generated GPU code needs (kCustom:
-/// host devices only).
+/// How a kernel reduces to one value (parallel_reduce), when it does.
 struct ReducerInfo {
   size_t value_size = 0;
   void (*init)(void* value) = nullptr;
   void (*join)(void* dst, const void* src) = nullptr;
-  planner::FoldOp op = planner::FoldOp::kCustom;
-  DataType type = DataType::kFloat64;  ///< the value's type, when op is not kCustom
 };
 
 /// What a kernel touches and where its parameters sit in its bytes, when it is given per

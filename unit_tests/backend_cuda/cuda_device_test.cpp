@@ -74,7 +74,8 @@ struct Sum {
 // Compiles kSource once per architecture; entry "<kernel name>_entry".
 class HandWrittenImages final : public KernelImageSource {
  public:
-  const KernelImage& image(const KernelInfo& kernel, int major, int minor) override {
+  const KernelImage& image(const KernelInfo& kernel, int major, int minor,
+                           const KernelSpecialization&) override {
     std::lock_guard<std::mutex> lock(mutex_);
     if (cubin_.empty())
       cubin_ =

@@ -229,6 +229,8 @@ Results run_all(const Config& config, int workers) {
     l.domain = Rect(Point{0}, Point{n});
     l.work = work::block(n / 20);
     l.result = &r.dot;
+    l.reduce_op = planner::FoldOp::kSum;
+    l.reduce_type = DataType::kFloat64;
     d.launch(l);
     d.delete_array(X);
     d.delete_array(Y);

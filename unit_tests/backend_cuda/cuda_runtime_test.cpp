@@ -12,6 +12,7 @@
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "core/rect.hpp"
+#include "driver/driver.hpp"
 
 namespace lightning::cuda {
 namespace {
@@ -151,9 +152,9 @@ TEST(GridBlocks, CoversTheVolumeAndCapsReductions) {
   EXPECT_EQ(grid_blocks(1, false, 132), 1);
   EXPECT_EQ(grid_blocks(256, false, 132), 1);
   EXPECT_EQ(grid_blocks(257, false, 132), 2);
-  EXPECT_EQ(grid_blocks(int64_t{1} << 40, false, 132), 132 * 32);
-  EXPECT_EQ(grid_blocks(132 * 32 * 256, false, 132), 132 * 32);
-  EXPECT_EQ(grid_blocks(int64_t{1} << 30, false, 0), 32);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 40, false, 132), int64_t{1} << 24);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 30, false, 132), int64_t{1} << 22);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 0), 8);
   EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 132), 132 * 8);
   EXPECT_EQ(grid_blocks(1000, true, 132), 4);
   EXPECT_EQ(grid_blocks(0, false, 132), 1);
@@ -231,6 +232,24 @@ TEST(DriverApi, WithoutADriverExplainsWhyAndFindsNoGpu) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kCuda);
   }
+}
+
+// The driver picks GPUs only where there are some: `auto` falls back to one emulated device,
+// `cuda` is a configuration error that says so.
+TEST(DriverDevices, CudaWithoutAGpuIsAConfigErrorAndAutoFallsBackToTheHost) {
+  if (!discover_gpus().empty()) GTEST_SKIP() << "this machine has a GPU";
+  Config cuda;
+  cuda.devices = *DeviceSelection::parse("cuda:0");
+  try {
+    driver::Driver d(cuda, 1);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+    EXPECT_NE(e.message().find("devices 'cuda:0': this machine has no GPU"), std::string::npos)
+        << e.what();
+  }
+  driver::Driver automatic(Config{}, 1);
+  EXPECT_EQ(automatic.devices().size(), 1u);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ std::chrono::steady_clock::time_point now() {
 
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors) {
   const int64_t needed = (volume + kBlockThreads - 1) / kBlockThreads;
-  const int64_t cap = std::max(1, multiprocessors) * (reduction ? int64_t{8} : int64_t{32});
+  const int64_t cap = reduction ? std::max(1, multiprocessors) * int64_t{8} : int64_t{1} << 24;
   return std::max<int64_t>(1, std::min(needed, cap));
 }
 
@@ -37,9 +37,10 @@ struct CudaDevice::Completion {
   std::exception_ptr error;
   PinnedHostPool* pinned = nullptr;
   std::vector<void*> blocks;  // pinned blocks to release at the end
-  // Reductions: joins `count` partials of `value_size` bytes into `value`, before the
-  // value is copied to the device.
-  const worker::ReducerInfo* reducer = nullptr;
+  // Reductions: joins `count` partials of `value_size` bytes into `value` with the launch's
+  // reduction (`reduction`: its kernel, operator and type; no functor), before the value is
+  // copied to the device.
+  worker::KernelRun reduction;
   void* partials = nullptr;
   void* value = nullptr;
   int64_t count = 0;
@@ -89,8 +90,10 @@ const GpuContext* CudaDevice::context_of(const worker::MemorySpace& space) const
 }
 
 // Ends an operation: a host function behind the stream's work reports it (and releases its
-// pinned blocks). Runs on the driver's callback thread: no driver calls there.
-void CudaDevice::finish_with_host_function(CUstream stream, std::unique_ptr<Completion> c) {
+// pinned blocks). Runs on the driver's callback thread: no driver calls there. `c` is
+// released once the host function is enqueued; when that fails it stays with the caller,
+// which reports the error.
+void CudaDevice::finish_with_host_function(CUstream stream, std::unique_ptr<Completion>& c) {
   auto finish = [](void* p) {
     std::unique_ptr<Completion> done(static_cast<Completion*>(p));
     done->span.end = now();
@@ -168,7 +171,7 @@ void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done
               src.space.is_device() && context_of(src.space)->context() == context_.context();
           const CUstream stream = outbound ? copy_out_ : copy_in_;
           enqueue_copy(stream, dst, src, region);
-          finish_with_host_function(stream, std::move(c));
+          finish_with_host_function(stream, c);
         } catch (...) {
           if (c) c->done(std::current_exception(), {c->span.start, now()});
         }
@@ -233,11 +236,17 @@ void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done
       nullptr);
 }
 
-CUfunction CudaDevice::function_for(const worker::KernelInfo& kernel) {
-  auto it = functions_.find(&kernel);
+CUfunction CudaDevice::function_for(const KernelRun& run) {
+  const worker::KernelInfo& kernel = *run.info;
+  KernelSpecialization spec;
+  spec.block_size = kBlockThreads;
+  spec.reduce_op = run.reduce_op;
+  spec.reduce_type = run.reduce_type;
+  const auto key = std::make_pair(&kernel, spec.key(kernel.reducer.value_size != 0));
+  auto it = functions_.find(key);
   if (it != functions_.end()) return it->second;
   const GpuInfo& g = context_.gpu();
-  const KernelImage& image = images_.image(kernel, g.compute_major, g.compute_minor);
+  const KernelImage& image = images_.image(kernel, g.compute_major, g.compute_minor, spec);
   const std::string where = "while loading kernel '" + kernel.name + "' (entry " + image.entry +
                             ") on " + id_.to_string();
   CUmodule module = nullptr;
@@ -246,7 +255,7 @@ CUfunction CudaDevice::function_for(const worker::KernelInfo& kernel) {
   CUfunction f = nullptr;
   api_.check(api_.cuModuleGetFunction(&f, module, image.entry.c_str()), "cuModuleGetFunction",
              where);
-  functions_[&kernel] = f;
+  functions_[key] = f;
   return f;
 }
 
@@ -256,7 +265,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     throw Error(ErrorKind::kInternal, "functor of " + std::to_string(run.functor.size()) +
                                           " bytes, kernel expects " +
                                           std::to_string(info.functor_size));
-  const CUfunction f = function_for(info);
+  const CUfunction f = function_for(run);
   jit::LaunchBox box{};
   const Rect& sb = run.superblock;
   if (sb.rank() > 3)
@@ -271,7 +280,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     if (run.partial) {
       const size_t vs = info.reducer.value_size;
       c.blocks.push_back(pinned_.allocate(vs));
-      info.reducer.init(c.blocks.back());
+      worker::start_partial(run, c.blocks.back());
       api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
                                     reinterpret_cast<CUdeviceptr>(c.blocks.back()), vs, compute_),
                  "cuMemcpyAsync");
@@ -306,7 +315,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   if (!reduction) return;
   // Per-block partials to the host, joined there with the kernel's reducer, the value back
   // to the device: in stream order behind the kernel.
-  c.reducer = &info.reducer;
+  c.reduction = {run.info, run.name, {}, sb, nullptr, run.reduce_op, run.reduce_type};
   c.count = blocks;
   c.partials = pinned_.allocate(static_cast<uint64_t>(blocks) * vs);
   c.blocks.push_back(c.partials);
@@ -318,10 +327,11 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   auto join = [](void* p) {
     auto* j = static_cast<Completion*>(p);
     try {
-      const size_t size = j->reducer->value_size;
-      j->reducer->init(j->value);
+      const size_t size = j->reduction.info->reducer.value_size;
+      worker::start_partial(j->reduction, j->value);
       for (int64_t b = 0; b < j->count; ++b)
-        j->reducer->join(j->value, static_cast<const char*>(j->partials) + b * size);
+        worker::join_partial(j->reduction, j->value,
+                             static_cast<const char*>(j->partials) + b * size);
     } catch (...) {
       j->error = std::current_exception();
     }
@@ -342,13 +352,20 @@ void CudaDevice::launch(KernelRun run, Done done) {
         try {
           context_.make_current();
           issue_launch(run, *c);
-          finish_with_host_function(compute_, std::move(c));
-        } catch (const std::exception& e) {
+          finish_with_host_function(compute_, c);
+        } catch (...) {
           if (!c) return;  // the host function owns it: it will report
+          std::string what = "unknown exception";
+          try {
+            throw;
+          } catch (const std::exception& e) {
+            what = e.what();
+          } catch (...) {
+          }
           // Blocks may be in use by transfers already issued: wait before releasing them.
           api_.cuStreamSynchronize(compute_);
           for (void* b : c->blocks) pinned_.release(b);
-          c->done(worker::kernel_failure(run, id_, e.what()), {c->span.start, now()});
+          c->done(worker::kernel_failure(run, id_, what), {c->span.start, now()});
         }
       },
       nullptr);

@@ -6,9 +6,11 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "backend/cuda/gpu_context.hpp"
@@ -23,11 +25,11 @@ namespace lightning::cuda {
 /// thread's point from its linear index).
 inline constexpr int kBlockThreads = 256;
 
-/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), capped at
-/// 32 blocks per SM (the entry point loops over the rest, grid-stride: measured faster than
-/// one thread per index for superblocks of 2^30 elements on an H200, see docs/results.md).
+/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), one
+/// thread per index up to 2^24 blocks (the entry point loops over the rest, grid-stride).
 /// Reductions are capped at 8 blocks per SM: each block writes one partial, which the host
-/// joins.
+/// joins. (Grids of 32 blocks per SM were measured too: faster for saxpy, much slower for the
+/// stencil through the runtime; see docs/results.md.)
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
 
 /// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel
@@ -55,12 +57,12 @@ class CudaDevice final : public worker::Device {
 
  private:
   struct Completion;
-  CUfunction function_for(const worker::KernelInfo& kernel);
+  CUfunction function_for(const worker::KernelRun& run);
   void issue_launch(worker::KernelRun& run, Completion& completion);
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;
-  void finish_with_host_function(CUstream stream, std::unique_ptr<Completion> completion);
+  void finish_with_host_function(CUstream stream, std::unique_ptr<Completion>& completion);
 
   DeviceId id_;
   const GpuContext& context_;
@@ -71,7 +73,7 @@ class CudaDevice final : public worker::Device {
   CUstream compute_ = nullptr, copy_in_ = nullptr, copy_out_ = nullptr;
 
   // State of the compute thread.
-  std::unordered_map<const worker::KernelInfo*, CUfunction> functions_;
+  std::map<std::pair<const worker::KernelInfo*, std::string>, CUfunction> functions_;
   std::vector<CUmodule> modules_;
   CUdeviceptr scratch_ = 0;  // per-block partials of reductions, reused in stream order
   uint64_t scratch_bytes_ = 0;

@@ -18,11 +18,11 @@ using KernelImage = CompiledKernel;
 class KernelImageSource {
  public:
   virtual ~KernelImageSource() = default;
-  /// The image of `kernel` for compute capability `sm_major`.`sm_minor`. Throws
-  /// lightning::Error (kCuda with the compiler's log, or kInvalidArgument for a kernel
-  /// without GPU source) naming the kernel.
-  virtual const KernelImage& image(const worker::KernelInfo& kernel, int sm_major,
-                                   int sm_minor) = 0;
+  /// The image of `kernel` for compute capability `sm_major`.`sm_minor`, specialised with
+  /// `spec` (block size; a reduction's operator and value type). Throws lightning::Error
+  /// (kCuda with the compiler's log, or for a kernel without GPU source) naming the kernel.
+  virtual const KernelImage& image(const worker::KernelInfo& kernel, int sm_major, int sm_minor,
+                                   const KernelSpecialization& spec) = 0;
 };
 
 }  // namespace lightning::cuda
