@@ -33,6 +33,8 @@ struct ReducerInfo {
   size_t value_size = 0;
   void (*init)(void* value) = nullptr;
   void (*join)(void* dst, const void* src) = nullptr;
+  /// The value's type (kUInt8: bytes of a custom value). Launches choose the operator.
+  DataType type = DataType::kUInt8;
 };
 
 /// What a kernel touches and where its parameters sit in its bytes, when it is given per

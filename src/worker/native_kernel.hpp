@@ -54,7 +54,8 @@ ReducerInfo sum_reducer() {
   return {sizeof(Value), [](void* v) { *static_cast<Value*>(v) = Value(0); },
           [](void* dst, const void* src) {
             *static_cast<Value*>(dst) += *static_cast<const Value*>(src);
-          }};
+          },
+          data_type_of<Value>()};
 }
 
 /// The KernelInfo of a native functor F, without its entry point. F must be trivially

@@ -63,17 +63,13 @@ TEST(KokkosReduce, MinAndMaxReducersMatchHost) {
   auto x = distributed_copy_1d(hx, lightning::dist::block(300));
 
   int64_t host_max = 0, host_min = 0, got_max = 0, got_min = 0;
-  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
-                          lk_test::Extreme<KView<int64_t*>, true>{hx},
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), lk_test::Extreme<KView<int64_t*>>{hx, 1},
                           Kokkos::Max<int64_t>(host_max));
-  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
-                          lk_test::Extreme<KView<int64_t*>, false>{hx},
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), lk_test::Extreme<KView<int64_t*>>{hx, 0},
                           Kokkos::Min<int64_t>(host_min));
-  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n),
-                          lk_test::Extreme<LView<int64_t*>, true>{x},
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n), lk_test::Extreme<LView<int64_t*>>{x, 1},
                           Kokkos::Max<int64_t>(got_max));
-  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n),
-                          lk_test::Extreme<LView<int64_t*>, false>{x},
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n), lk_test::Extreme<LView<int64_t*>>{x, 0},
                           Kokkos::Min<int64_t>(got_min));
   EXPECT_EQ(got_max, host_max);
   EXPECT_EQ(got_min, host_min);
@@ -83,7 +79,7 @@ TEST(KokkosReduce, MinAndMaxReducersMatchHost) {
   // An empty range gives the reducer's identity, as in Kokkos.
   int64_t empty = 5;
   Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(10, 10),
-                          lk_test::Extreme<LView<int64_t*>, true>{x}, Kokkos::Max<int64_t>(empty));
+                          lk_test::Extreme<LView<int64_t*>>{x, 1}, Kokkos::Max<int64_t>(empty));
   EXPECT_EQ(empty, Kokkos::reduction_identity<int64_t>::max());
 }
 

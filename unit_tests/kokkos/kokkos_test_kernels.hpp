@@ -79,13 +79,15 @@ struct Dot {
 };
 
 /// The largest (or, with Kokkos::Min, smallest) element: the body joins like the reducer.
-template <class X, bool Largest>
+/// (Which one is a listed member, not a template argument: GPU code sees listed members only.)
+template <class X>
 struct Extreme {
   X x;
+  int64_t largest = 1;
   LIGHTNING_KERNEL(
-      Extreme, "global i => read x[i]", (x),
+      Extreme, "global i => read x[i]", (x, largest),
       KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, int64_t& v) const {
-        if (Largest ? x(i) > v : x(i) < v) v = x(i);
+        if (largest ? x(i) > v : x(i) < v) v = x(i);
       })
 };
 
