@@ -1,6 +1,7 @@
 # The one library: every module's objects, with Kokkos, MPI and (when enabled) NVRTC as usage
 # requirements. Shared, so that the modules' private dependencies (spdlog, fmt, ...) stay
 # private to it.
+include(GNUInstallDirs)  # the install include directory below, before LightningInstall
 get_property(_lightning_modules GLOBAL PROPERTY LIGHTNING_MODULES)
 get_property(_lightning_deps GLOBAL PROPERTY LIGHTNING_MODULE_DEPENDS)
 list(REMOVE_DUPLICATES _lightning_deps)
