@@ -272,8 +272,8 @@ void Worker::run_task(const Task& task) {
           [&](const planner::ExecuteTask& t) {
             const KernelInfo& info = KernelRegistry::get(t.kernel);
             std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
-            KernelRun run{&info,           launch->name,       launch->functor, t.superblock,
-                          nullptr,         launch->reduce_op, launch->reduce_type};
+            KernelRun run{&info,   launch->name,      launch->functor,    t.superblock,
+                          nullptr, launch->reduce_op, launch->reduce_type};
             for (const ArraySlot& slot : launch->arrays)  // unbound: nothing to touch
               std::memset(run.functor.data() + slot.byte_offset, 0, handle_bytes(slot.rank));
             for (size_t i = 0; i < task.accesses.size(); ++i) {
