@@ -43,11 +43,11 @@ struct CudaParam {
 
   template <class T>
   static CudaParam array(std::string name, int rank) {
-    return {std::move(name), detail::data_type_for<std::remove_const_t<T>>(), rank};
+    return {std::move(name), data_type_of<std::remove_const_t<T>>(), rank};
   }
   template <class T>
   static CudaParam scalar(std::string name) {
-    return {std::move(name), detail::data_type_for<T>(), 0};
+    return {std::move(name), data_type_of<T>(), 0};
   }
 };
 
@@ -89,8 +89,8 @@ class CudaKernel {
   void add_argument(std::vector<unsigned char>&, std::vector<ArrayId>& arrays, size_t p,
                     const View<D, L>& view) const {
     using V = View<D, L>;
-    check_array(p, detail::data_type_for<typename V::non_const_value_type>(),
-                static_cast<int>(V::rank), view.impl_array_id());
+    check_array(p, data_type_of<typename V::non_const_value_type>(), static_cast<int>(V::rank),
+                view.impl_array_id());
     arrays.push_back(view.impl_array_id());
   }
   template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>

@@ -182,13 +182,13 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
               reinterpret_cast<const unsigned char*>(std::addressof(m)) - base;
           const std::string& name = names.at(index++);
           if constexpr (is_view_v<M>) {
-            add_array_member(info, name, offset, data_type_for<typename M::non_const_value_type>(),
+            add_array_member(info, name, offset, data_type_of<typename M::non_const_value_type>(),
                              static_cast<int>(M::rank), M::impl_axes_reversed);
           } else {
             static_assert(std::is_arithmetic_v<M>,
                           "LIGHTNING_KERNEL: listed members must be lightning::Views or "
                           "arithmetic scalars");
-            add_scalar_member(info, name, offset, data_type_for<M>());
+            add_scalar_member(info, name, offset, data_type_of<M>());
           }
         };
         (add(member), ...);

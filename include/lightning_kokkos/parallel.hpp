@@ -158,7 +158,7 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
     using Value = typename Shape::value_type;
     ReduceTarget target;
     target.result = result;
-    target.type = data_type_for<Value>();
+    target.type = data_type_of<Value>();
     if constexpr (std::is_same_v<Reducer, F>) {
       target.op = planner::FoldOp::kSum;
     } else {

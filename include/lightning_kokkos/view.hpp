@@ -59,28 +59,6 @@ struct ViewData<D*> {
   static constexpr int rank = ViewData<D>::rank + 1;
 };
 
-/// The runtime's DataType of an arithmetic C++ type (by size and signedness, so `long long`
-/// and `long` both work).
-template <class T>
-constexpr DataType data_type_for() {
-  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
-                "lightning arrays and kernel scalars hold integers or floating-point numbers");
-  if constexpr (std::is_floating_point_v<T>) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
-    return sizeof(T) == 4 ? DataType::kFloat32 : DataType::kFloat64;
-  } else if constexpr (std::is_signed_v<T>) {
-    return sizeof(T) == 1   ? DataType::kInt8
-           : sizeof(T) == 2 ? DataType::kInt16
-           : sizeof(T) == 4 ? DataType::kInt32
-                            : DataType::kInt64;
-  } else {
-    return sizeof(T) == 1   ? DataType::kUInt8
-           : sizeof(T) == 2 ? DataType::kUInt16
-           : sizeof(T) == 4 ? DataType::kUInt32
-                            : DataType::kUInt64;
-  }
-}
-
 /// The host side of one distributed array, shared by all Views of it.
 struct ArrayControl {
   std::atomic<long> count{1};
@@ -314,15 +292,15 @@ class View {
       std::reverse(e, e + Data::rank);
       if (distribution) {
         const DataDistribution stored = distribution->with_axes_reversed(Data::rank);
-        control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
-                                        Data::rank, e, &stored, true);
+        control_ = detail::create_array(label, data_type_of<non_const_value_type>(), Data::rank, e,
+                                        &stored, true);
       } else {
-        control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
-                                        Data::rank, e, nullptr, true);
+        control_ = detail::create_array(label, data_type_of<non_const_value_type>(), Data::rank, e,
+                                        nullptr, true);
       }
     } else {
-      control_ = detail::create_array(label, detail::data_type_for<non_const_value_type>(),
-                                      Data::rank, e, distribution, false);
+      control_ = detail::create_array(label, data_type_of<non_const_value_type>(), Data::rank, e,
+                                      distribution, false);
     }
     for (int r = Data::rank - 1; r >= 0; --r) {
       handle_.extent[r] = e[r];

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 namespace lightning {
 
@@ -31,58 +32,26 @@ std::optional<DataType> parse_data_type(std::string_view name);
 bool is_integral(DataType t);
 bool is_floating_point(DataType t);
 
-/// DataType of a C++ arithmetic type, at compile time: data_type_of<float>() == kFloat32.
-template <class T>
-constexpr DataType data_type_of();
-
-namespace detail {
-template <class T>
-struct DataTypeOf;
-template <>
-struct DataTypeOf<int8_t> {
-  static constexpr DataType v = DataType::kInt8;
-};
-template <>
-struct DataTypeOf<int16_t> {
-  static constexpr DataType v = DataType::kInt16;
-};
-template <>
-struct DataTypeOf<int32_t> {
-  static constexpr DataType v = DataType::kInt32;
-};
-template <>
-struct DataTypeOf<int64_t> {
-  static constexpr DataType v = DataType::kInt64;
-};
-template <>
-struct DataTypeOf<uint8_t> {
-  static constexpr DataType v = DataType::kUInt8;
-};
-template <>
-struct DataTypeOf<uint16_t> {
-  static constexpr DataType v = DataType::kUInt16;
-};
-template <>
-struct DataTypeOf<uint32_t> {
-  static constexpr DataType v = DataType::kUInt32;
-};
-template <>
-struct DataTypeOf<uint64_t> {
-  static constexpr DataType v = DataType::kUInt64;
-};
-template <>
-struct DataTypeOf<float> {
-  static constexpr DataType v = DataType::kFloat32;
-};
-template <>
-struct DataTypeOf<double> {
-  static constexpr DataType v = DataType::kFloat64;
-};
-}  // namespace detail
-
+/// DataType of a C++ arithmetic type, at compile time, by kind, size and signedness (so
+/// `long` and `long long` both work): data_type_of<float>() == kFloat32.
 template <class T>
 constexpr DataType data_type_of() {
-  return detail::DataTypeOf<T>::v;
+  static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>,
+                "lightning arrays and kernel scalars hold integers or floating-point numbers");
+  if constexpr (std::is_floating_point_v<T>) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double");
+    return sizeof(T) == 4 ? DataType::kFloat32 : DataType::kFloat64;
+  } else if constexpr (std::is_signed_v<T>) {
+    return sizeof(T) == 1   ? DataType::kInt8
+           : sizeof(T) == 2 ? DataType::kInt16
+           : sizeof(T) == 4 ? DataType::kInt32
+                            : DataType::kInt64;
+  } else {
+    return sizeof(T) == 1   ? DataType::kUInt8
+           : sizeof(T) == 2 ? DataType::kUInt16
+           : sizeof(T) == 4 ? DataType::kUInt32
+                            : DataType::kUInt64;
+  }
 }
 
 }  // namespace lightning

@@ -316,12 +316,3 @@ TEST(CudaDriverErrors, AKernelWithoutGpuSourceFailsNamingIt) {
 
 }  // namespace
 }  // namespace lightning::cuda
-
-int main(int argc, char** argv) {
-  if (!lightning::cuda::DriverApi::available()) {
-    std::printf("SKIPPED: %s\n", lightning::cuda::DriverApi::unavailable_reason().c_str());
-    return 77;
-  }
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
