@@ -74,8 +74,12 @@ const CompiledKernel& JitCache::get(const worker::KernelInfo& info, int sm_major
     if (!slot) slot = std::make_unique<Entry>();
     entry = slot.get();
   }
-  // A failed build throws out of call_once and leaves it unset: the next get() tries again.
-  std::call_once(entry->once, [&] { entry->kernel = build(info, sm_major, sm_minor, spec); });
+  // A failed build throws and leaves `built` unset: the next get() tries again.
+  std::lock_guard<std::mutex> lock(entry->mutex);
+  if (!entry->built) {
+    entry->kernel = build(info, sm_major, sm_minor, spec);
+    entry->built = true;
+  }
   return entry->kernel;
 }
 

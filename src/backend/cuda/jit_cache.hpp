@@ -61,8 +61,12 @@ class JitCache {
   Stats stats() const;
 
  private:
+  // Not std::call_once: a build that throws must leave the entry to be retried, and an
+  // exception out of call_once hangs the next caller under some pthread_once implementations
+  // (ThreadSanitizer's among them).
   struct Entry {
-    std::once_flag once;
+    std::mutex mutex;  // held while compiling: others asking for this kernel wait for it
+    bool built = false;
     CompiledKernel kernel;
   };
 
