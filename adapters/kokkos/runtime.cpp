@@ -157,11 +157,6 @@ namespace {
 Rect box_of(int rank, const int64_t* lo, const int64_t* hi) {
   return Rect(point_of(rank, lo), point_of(rank, hi));
 }
-std::string list_of(int rank, const int64_t* v) {
-  std::string s;
-  for (int a = 0; a < rank; ++a) s += (a ? ", " : "") + std::to_string(v[a]);
-  return s;
-}
 }  // namespace
 
 void read_array(const ArrayControl* control, int rank, const int64_t* lo, const int64_t* hi,
@@ -190,8 +185,9 @@ void check_same_extents(const std::string& what, const std::string& label, int r
   }
   if (!same)
     throw Error(ErrorKind::kInvalidArgument, what + ": extents differ: lightning::View '" + label +
-                                                 "' (" + list_of(rank, extent) +
-                                                 "), Kokkos::View (" + list_of(rank, other) + ")");
+                                                 "' " + point_of(rank, extent).to_string() +
+                                                 ", Kokkos::View " +
+                                                 point_of(rank, other).to_string());
 }
 
 void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
