@@ -98,11 +98,12 @@ double transport_ping_pong(comm::MpiTransport& t, size_t bytes, int rounds) {
     comm::Payload payload(bytes, 1);
     for (int r = 0; r <= rounds; ++r) {
       const auto start = Clock::now();
-      t.send(comm::DataMessage{WorkerId(0), WorkerId(1), uint64_t(r), std::move(payload), {}});
+      t.send(
+          comm::DataMessage{WorkerId(0), WorkerId(1), uint64_t(r), std::move(payload), {}, {}, 0});
       payload = wait().payload;
       if (r > 0) best = std::min(best, seconds_since(start));
     }
-    t.send(comm::DataMessage{WorkerId(0), WorkerId(1), kDone, {}, {}});
+    t.send(comm::DataMessage{WorkerId(0), WorkerId(1), kDone, {}, {}, {}, 0});
   } else {
     wait();  // without calling into MPI meanwhile: the transport's thread has it to itself
   }

@@ -9,7 +9,8 @@
 namespace lightning::comm {
 
 /// Delivers each message by calling the destination's handler directly (handlers only queue
-/// the message for their worker's thread, so this never blocks for long).
+/// the message for their worker's thread, so this never blocks for long). Payloads arrive
+/// whole: lent bytes are copied, and released, before send() returns.
 class LoopbackTransport final : public Transport {
  public:
   void set_handler(WorkerId w, Handler handler) override;

@@ -9,6 +9,7 @@
 #include <deque>
 #include <future>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -133,7 +134,16 @@ class MpiTransport::Engine {
     handler(std::move(message));
   }
 
-  void post(std::variant<DataMessage, ControlMessage> message) {
+  // A receive() of an announced payload, for the communication thread.
+  struct ReceiveRequest {
+    WorkerId to;
+    uint64_t tag = 0;
+    void* destination = nullptr;
+    ReceiveDone done;
+  };
+  using Outgoing = std::variant<DataMessage, ControlMessage, ReceiveRequest>;
+
+  void post(Outgoing message) {
     std::lock_guard<std::mutex> lock(mutex_);
     outbox_.push_back(std::move(message));
     wake_.notify_one();
@@ -146,13 +156,24 @@ class MpiTransport::Engine {
     MPI_Request request = MPI_REQUEST_NULL;
     int to = -1;
     std::vector<uint8_t> frame;  // kept alive until the send completes
-    DataMessage message;         // ditto, for a payload sent from its own buffer
+    DataMessage message;         // ditto, for a payload sent from its own (or lent) buffer
   };
-  struct PendingRecv {
-    MPI_Request request = MPI_REQUEST_NULL;
+  // An announced payload, from its header's arrival until receive() has it. Posted: its
+  // MPI_Irecv is under way, into `destination` or into `buffer`.
+  struct Incoming {
     int from = -1;
-    DataMessage message;
+    int payload_tag = 0;
+    size_t size = 0;
+    std::chrono::steady_clock::time_point deadline;  // then into a buffer, if not asked for
+    MPI_Request request = MPI_REQUEST_NULL;
+    bool posted = false;
+    bool arrived = false;
+    void* destination = nullptr;
+    Payload buffer;
+    ReceiveDone done;   // set by receive()
+    std::string error;  // the sender was lost: it never comes
   };
+  using IncomingKey = std::pair<uint64_t, uint64_t>;  // (worker, tag)
 
   void setup() {
     int initialized = 0;
@@ -189,7 +210,7 @@ class MpiTransport::Engine {
     auto next_heartbeat = std::chrono::steady_clock::now();
     int idle_rounds = 0;
     for (;;) {
-      std::deque<std::variant<DataMessage, ControlMessage>> batch;
+      std::deque<Outgoing> batch;
       bool stopping = false;
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -201,6 +222,7 @@ class MpiTransport::Engine {
       busy |= receive(/*deliver=*/true);
       busy |= test_pending();
       const auto now = std::chrono::steady_clock::now();
+      busy |= buffer_overdue(now);
       if (now >= next_heartbeat) {
         heartbeat(now);
         next_heartbeat = now + options_.heartbeat_interval;
@@ -210,7 +232,7 @@ class MpiTransport::Engine {
       // Transfers under way progress only while this thread calls into MPI: poll without
       // pause (a yield on a loaded machine can cost a whole time slice per fragment). Idle,
       // yield for a while, then back off to short sleeps, woken at once by anything queued.
-      if (!sends_.empty() || !recvs_.empty()) continue;
+      if (!sends_.empty() || receiving_ > 0) continue;
       if (idle_rounds < 64) {
         std::this_thread::yield();
       } else {
@@ -253,17 +275,23 @@ class MpiTransport::Engine {
       return;
     }
     if (!alive(to)) return;
+    const bool lent = message.lent.data != nullptr;
+    const size_t size = lent ? message.lent.size : message.payload.size();
     DataHeader h;
     h.tag = message.tag;
     h.from = message.from.value();
     h.to = message.to.value();
-    h.size = message.payload.size();
+    h.size = size;
     h.error = message.error;
-    const bool separate = message.payload.size() > options_.inline_limit;
+    const bool separate = size > options_.inline_limit;
     if (separate) {
       int& next = next_payload_tag_[static_cast<size_t>(to)];
       h.payload_tag = next;
       next = next >= tag_ub_ ? kFirstPayloadTag : next + 1;
+    } else if (lent) {  // small: copied into the header, and given back at once
+      const auto* bytes = static_cast<const uint8_t*>(message.lent.data);
+      h.inline_payload.assign(bytes, bytes + size);
+      release(message);
     } else {
       h.inline_payload = std::move(message.payload);
     }
@@ -276,15 +304,41 @@ class MpiTransport::Engine {
     const std::string text = os.str();
     send_frame(to, std::vector<uint8_t>(text.begin(), text.end()));
     if (!separate) return;
-    // The payload goes from the message's own buffer: no copy on this side.
+    // The payload goes from the message's own buffer, or the bytes it lends: no copy here.
     sends_.push_back({MPI_REQUEST_NULL, to, {}, std::move(message)});
     PendingSend& s = sends_.back();
-    const int rc = MPI_Isend(s.message.payload.data(), static_cast<int>(s.message.payload.size()),
-                             MPI_BYTE, to, h.payload_tag, comm_, &s.request);
+    const void* bytes = lent ? s.message.lent.data : s.message.payload.data();
+    const int rc =
+        MPI_Isend(bytes, static_cast<int>(size), MPI_BYTE, to, h.payload_tag, comm_, &s.request);
     if (rc != MPI_SUCCESS) {
+      DataMessage failed = std::move(s.message);
       sends_.pop_back();
+      release(failed);
       lose(to, "sending to it failed: " + mpi_error_text(rc));
     }
+  }
+
+  // Gives lent bytes back to their sender (once they are sent, or will never be).
+  void release(DataMessage& m) {
+    if (!m.lent.data) return;
+    LentBytes lent = std::move(m.lent);
+    m.lent = {};
+    if (lent.release && !stopped_delivering_) lent.release();
+  }
+
+  // The receive() of an announced payload: into its destination if the payload is not on its
+  // way yet, otherwise it is handed over in a buffer once there.
+  void send_now(ReceiveRequest request) {
+    auto it = incoming_.find({request.to.value(), request.tag});
+    if (it == incoming_.end()) {
+      request.done({}, "no payload with tag " + std::to_string(request.tag) + " for worker " +
+                           request.to.to_string() + " was announced (or it was received already)");
+      return;
+    }
+    Incoming& in = it->second;
+    in.done = std::move(request.done);
+    if (!in.error.empty() || in.arrived) return complete(it);
+    if (!in.posted) post_receive(in, request.destination);
   }
 
   // Receives every control frame that has arrived; returns whether there was one.
@@ -347,15 +401,56 @@ class MpiTransport::Engine {
       deliver(std::move(m));
       return;
     }
-    recvs_.push_back({MPI_REQUEST_NULL, from, std::move(m)});
-    PendingRecv& r = recvs_.back();
-    r.message.payload = buffer_of(h.size);
-    const int rc = MPI_Irecv(r.message.payload.data(), static_cast<int>(h.size), MPI_BYTE, from,
-                             h.payload_tag, comm_, &r.request);
-    if (rc != MPI_SUCCESS) {
-      recvs_.pop_back();
-      lose(from, "receiving from it failed: " + mpi_error_text(rc));
+    // Announced: the payload waits at the sender for the receiver to say where it goes.
+    Incoming in;
+    in.from = from;
+    in.payload_tag = h.payload_tag;
+    in.size = static_cast<size_t>(h.size);
+    in.deadline = std::chrono::steady_clock::now() + options_.direct_receive_wait;
+    auto [it, inserted] = incoming_.emplace(IncomingKey{h.to, h.tag}, std::move(in));
+    if (!inserted)
+      throw Error(ErrorKind::kCommunication, "a second payload with tag " + std::to_string(h.tag) +
+                                                 " for worker " + std::to_string(h.to));
+    if (options_.direct_receive_wait.count() <= 0) post_receive(it->second, nullptr);
+    m.pending_size = static_cast<size_t>(h.size);
+    deliver(std::move(m));
+  }
+
+  // Starts receiving an announced payload into `destination`, or into a buffer when null.
+  void post_receive(Incoming& in, void* destination) {
+    void* into = destination;
+    if (!into) {
+      in.buffer = buffer_of(in.size);
+      into = in.buffer.data();
     }
+    in.destination = destination;
+    const int rc = MPI_Irecv(into, static_cast<int>(in.size), MPI_BYTE, in.from, in.payload_tag,
+                             comm_, &in.request);
+    if (rc != MPI_SUCCESS) {
+      lose(in.from, "receiving from it failed: " + mpi_error_text(rc));
+      return;
+    }
+    in.posted = true;
+    ++receiving_;
+  }
+
+  // Announced payloads nobody asked for in time go into buffers: their senders move on.
+  bool buffer_overdue(std::chrono::steady_clock::time_point now) {
+    std::vector<IncomingKey> overdue;  // collected first: a failed post changes the table
+    for (const auto& [key, in] : incoming_)
+      if (!in.posted && in.error.empty() && now >= in.deadline) overdue.push_back(key);
+    for (const IncomingKey& key : overdue)
+      if (auto it = incoming_.find(key); it != incoming_.end()) post_receive(it->second, nullptr);
+    return !overdue.empty();
+  }
+
+  // Hands an arrived (or failed) payload to its receive() and forgets it.
+  void complete(std::map<IncomingKey, Incoming>::iterator it) {
+    Incoming in = std::move(it->second);
+    incoming_.erase(it);
+    if (stopped_delivering_) return;
+    if (!in.error.empty()) return in.done({}, std::move(in.error));
+    in.done(in.destination ? Payload() : std::move(in.buffer), {});
   }
 
   // Payload buffers of finished sends, reused for receives: a fresh large buffer costs a page
@@ -402,6 +497,7 @@ class MpiTransport::Engine {
         lose(to, "sending to it failed: " + mpi_error_text(rc));
         any = true;
       } else if (done) {
+        release(it->message);
         keep_buffer(std::move(it->message.payload));
         it = sends_.erase(it);
         any = true;
@@ -409,19 +505,29 @@ class MpiTransport::Engine {
         ++it;
       }
     }
-    for (auto it = recvs_.begin(); it != recvs_.end();) {
+    for (auto it = incoming_.begin(); it != incoming_.end();) {
+      Incoming& in = it->second;
+      if (!in.posted || in.arrived) {
+        ++it;
+        continue;
+      }
       int done = 0;
-      const int rc = MPI_Test(&it->request, &done, MPI_STATUS_IGNORE);
+      const int rc = MPI_Test(&in.request, &done, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) {
-        const int from = it->from;
-        it = recvs_.erase(it);
+        const int from = in.from;
+        ++it;
         lose(from, "receiving from it failed: " + mpi_error_text(rc));
-        any = true;
-      } else if (done) {
-        DataMessage m = std::move(it->message);
-        it = recvs_.erase(it);
-        deliver(std::move(m));
-        any = true;
+        return true;  // lose() changed the table
+      }
+      if (!done) {
+        ++it;
+        continue;
+      }
+      any = true;
+      in.arrived = true;
+      --receiving_;
+      if (in.done) {
+        complete(it++);
       } else {
         ++it;
       }
@@ -451,16 +557,29 @@ class MpiTransport::Engine {
     for (auto it = sends_.begin(); it != sends_.end();) {
       if (it->to == r) {
         MPI_Request_free(&it->request);
+        release(it->message);
         it = sends_.erase(it);
       } else {
         ++it;
       }
     }
-    for (auto it = recvs_.begin(); it != recvs_.end();) {
-      if (it->from == r) {
-        MPI_Cancel(&it->request);
-        MPI_Request_free(&it->request);
-        it = recvs_.erase(it);
+    // Its announced payloads never come: their receive() gets the error.
+    for (auto it = incoming_.begin(); it != incoming_.end();) {
+      Incoming& in = it->second;
+      if (in.from != r || in.arrived) {
+        ++it;
+        continue;
+      }
+      if (in.posted) {
+        MPI_Cancel(&in.request);
+        MPI_Request_free(&in.request);
+        in.posted = false;
+        --receiving_;
+      }
+      in.error = "rank " + std::to_string(r) + " was lost before its payload with tag " +
+                 std::to_string(it->first.second) + " arrived: " + reason;
+      if (in.done) {
+        complete(it++);
       } else {
         ++it;
       }
@@ -482,12 +601,13 @@ class MpiTransport::Engine {
       std::this_thread::yield();
     }
     for (PendingSend& s : sends_) MPI_Request_free(&s.request);
-    for (PendingRecv& r : recvs_) {
-      MPI_Cancel(&r.request);
-      MPI_Request_free(&r.request);
-    }
+    for (auto& [key, in] : incoming_)
+      if (in.posted && !in.arrived) {
+        MPI_Cancel(&in.request);
+        MPI_Request_free(&in.request);
+      }
     sends_.clear();
-    recvs_.clear();
+    incoming_.clear();
     MPI_Comm_free(&comm_);
   }
 
@@ -501,7 +621,7 @@ class MpiTransport::Engine {
   // Shared with the callers.
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::variant<DataMessage, ControlMessage>> outbox_;
+  std::deque<Outgoing> outbox_;
   bool stopping_ = false;
   std::mutex handlers_mutex_;
   std::unordered_map<WorkerId, Handler> handlers_;
@@ -516,8 +636,9 @@ class MpiTransport::Engine {
   std::vector<std::chrono::steady_clock::time_point> last_heard_;
   std::vector<PeerState> state_;
   std::deque<PendingSend> sends_;
-  std::deque<PendingRecv> recvs_;
-  std::deque<Payload> kept_;  // see keep_buffer()
+  std::map<IncomingKey, Incoming> incoming_;  // announced payloads, by receiving worker and tag
+  size_t receiving_ = 0;                      // of them, posted and not yet arrived
+  std::deque<Payload> kept_;                  // see keep_buffer()
   bool stopped_delivering_ = false;
 };
 
@@ -542,17 +663,29 @@ void MpiTransport::send(DataMessage message) {
                                                " for worker " + message.to.to_string() +
                                                ", which does not exist: the run has " +
                                                std::to_string(size_) + " rank(s), one worker each");
-  if (message.payload.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+  const size_t size = message.lent.data ? message.lent.size : message.payload.size();
+  if (size > static_cast<size_t>(std::numeric_limits<int>::max()))
     throw Error(ErrorKind::kCommunication,
                 "message with tag " + std::to_string(message.tag) + " from worker " +
                     message.from.to_string() + " to " + message.to.to_string() + " holds " +
-                    std::to_string(message.payload.size()) +
+                    std::to_string(size) +
                     " bytes; one MPI message carries at most 2^31 - 1: use smaller chunks");
-  if (static_cast<int>(to) == rank_) {
-    engine_->deliver(std::move(message));  // a worker of this rank: no need for the thread
+  if (static_cast<int>(to) == rank_) {  // a worker of this rank: no need for the thread
+    if (message.lent.data) {            // it arrives whole: copy the lent bytes
+      const auto* bytes = static_cast<const uint8_t*>(message.lent.data);
+      message.payload.assign(bytes, bytes + size);
+      LentBytes lent = std::move(message.lent);
+      message.lent = {};
+      if (lent.release) lent.release();
+    }
+    engine_->deliver(std::move(message));
     return;
   }
   engine_->post(std::move(message));
+}
+
+void MpiTransport::receive(WorkerId to, uint64_t tag, void* destination, ReceiveDone done) {
+  engine_->post(Engine::ReceiveRequest{to, tag, destination, std::move(done)});
 }
 
 void MpiTransport::send_control(int to, std::vector<uint8_t> bytes) {

@@ -29,7 +29,12 @@ struct ControlMessage {
 ///
 /// Bulk data: a small header (tag, workers, size, error) goes on the control tag; a payload
 /// larger than `inline_limit` follows with a non-blocking send straight from the message's
-/// buffer on a tag of its own, into a buffer of the right size posted by the receiver.
+/// buffer (or the bytes it lends) on a tag of its own. The receiver delivers the header at
+/// once, announcing the payload (DataMessage::pending_size), and posts the payload's receive
+/// into the destination that receive() names, so that it lands in its final memory. A
+/// payload not asked for within `direct_receive_wait` is received into a buffer of the
+/// transport's instead (handed over by receive() later): a sender never holds its bytes
+/// for long waiting for a busy receiver.
 ///
 /// Liveness: every `heartbeat_interval` the thread sends a heartbeat to each watched rank; a
 /// watched rank from which nothing arrived for `peer_timeout` is reported once to the
@@ -43,7 +48,9 @@ class MpiTransport final : public Transport {
     std::chrono::milliseconds heartbeat_interval{500};
     std::chrono::milliseconds peer_timeout{5000};
     size_t inline_limit = 16 << 10;  ///< payloads up to this size travel inside the header
-    std::vector<int> watched;        ///< ranks whose liveness matters to this one
+    /// How long an announced payload waits for receive() to name its destination.
+    std::chrono::microseconds direct_receive_wait{2000};
+    std::vector<int> watched;  ///< ranks whose liveness matters to this one
   };
 
   /// Collective over MPI_COMM_WORLD (it duplicates it). MPI must be initialised with at least
@@ -61,6 +68,7 @@ class MpiTransport final : public Transport {
 
   void set_handler(WorkerId w, Handler handler) override;
   void send(DataMessage message) override;
+  void receive(WorkerId to, uint64_t tag, void* destination, ReceiveDone done) override;
   /// Queues `bytes` for the control handler of rank `to` (or of this rank).
   void send_control(int to, std::vector<uint8_t> bytes);
 

@@ -38,15 +38,32 @@ struct UninitializedAllocator : std::allocator<T> {
 /// The bytes a DataMessage carries.
 using Payload = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
 
+/// Bytes a sender lends the transport instead of copying them into a Payload: sent straight
+/// from where they are (a chunk's memory). They must stay valid and unchanged until `release`
+/// is called, exactly once, from a thread of the transport: when they are sent, or when they
+/// never will be (the receiving rank was lost, the transport stopped). A send() that throws
+/// has not taken them: it does not release them.
+struct LentBytes {
+  const void* data = nullptr;
+  size_t size = 0;
+  std::function<void()> release;
+};
+
 /// The bytes of one Send, for the Recv with the same tag. A Send that failed (or was skipped
 /// because something before it failed) still sends a message, carrying the error, so that its
 /// Recv fails instead of waiting forever.
+///
+/// A large payload may be delivered announced only: `pending_size` bytes wait at the sender
+/// (and `payload` is empty) until the receiver names where they go with Transport::receive, so
+/// that they land in their final memory without a copy.
 struct DataMessage {
   WorkerId from;
   WorkerId to;
   uint64_t tag = 0;
   Payload payload;
   std::string error;
+  LentBytes lent;           ///< sending: when `lent.data` is set, sent in place of `payload`
+  size_t pending_size = 0;  ///< delivered: bytes still to fetch with Transport::receive
 };
 
 /// Moves DataMessages between workers. send() does not block; the receiving worker's handler
@@ -54,10 +71,22 @@ struct DataMessage {
 class Transport {
  public:
   using Handler = std::function<void(DataMessage)>;
+  /// The end of a receive(): `error` is empty on success; `payload` holds the bytes when they
+  /// could not go to the destination (none was given, or they had arrived before), else it is
+  /// empty and the bytes are there.
+  using ReceiveDone = std::function<void(Payload payload, std::string error)>;
+
   virtual ~Transport() = default;
   /// Where messages for local worker `w` go. Set before any message for it is sent.
   virtual void set_handler(WorkerId w, Handler handler) = 0;
   virtual void send(DataMessage message) = 0;
+  /// Fetches the pending payload of the message with `tag` delivered to local worker `to`
+  /// (one whose pending_size was set), into `destination` (pending_size bytes) or, when that
+  /// is null, into a buffer of the transport's. `done` is called once, from a thread of the
+  /// transport, and must only queue. Every announced payload must be received exactly once;
+  /// a receiver that no longer wants it passes a null destination and drops the payload.
+  /// Transports that deliver every payload whole never announce one: the default refuses.
+  virtual void receive(WorkerId to, uint64_t tag, void* destination, ReceiveDone done);
 };
 
 }  // namespace lightning::comm

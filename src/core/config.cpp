@@ -5,6 +5,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "core/duration_text.hpp"
 #include "core/error.hpp"
 #include "core/size_text.hpp"
 
@@ -25,6 +26,12 @@ uint64_t size_or_throw(std::string_view v) {
   auto s = parse_size_text(v);
   if (!s) throw BadValue{};
   return *s;
+}
+
+std::chrono::microseconds duration_or_throw(std::string_view v) {
+  auto d = parse_duration_text(v);
+  if (!d) throw BadValue{};
+  return *d;
 }
 
 std::string show_cap(const std::optional<uint64_t>& cap) {
@@ -75,6 +82,21 @@ const KeySpec kKeys[] = {
     {"jit-cache", "a directory",
      [](Config& c, std::string_view v) { c.jit_cache = std::string(v); },
      [](const Config& c) { return or_default(c.jit_cache, "(user cache directory)"); }},
+    {"heartbeat-interval", "a duration such as 500ms (units us, ms, s)",
+     [](Config& c, std::string_view v) {
+       c.heartbeat_interval = duration_or_throw(v);
+       if (c.heartbeat_interval.count() == 0) throw BadValue{};
+     },
+     [](const Config& c) { return format_duration(c.heartbeat_interval); }},
+    {"peer-timeout", "a duration such as 5s (units us, ms, s)",
+     [](Config& c, std::string_view v) {
+       c.peer_timeout = duration_or_throw(v);
+       if (c.peer_timeout.count() == 0) throw BadValue{};
+     },
+     [](const Config& c) { return format_duration(c.peer_timeout); }},
+    {"direct-receive-wait", "a duration such as 2ms (units us, ms, s; 0: never wait)",
+     [](Config& c, std::string_view v) { c.direct_receive_wait = duration_or_throw(v); },
+     [](const Config& c) { return format_duration(c.direct_receive_wait); }},
 };
 
 const KeySpec* find_key(std::string_view name) {

@@ -3,6 +3,7 @@
 // as Kokkos does with `--kokkos-*` and `KOKKOS_*`.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -41,6 +42,14 @@ struct Config {
   std::string trace;                       ///< key `trace`: Chrome trace file; empty = off
   LogLevel log = LogLevel::kWarn;          ///< key `log`: trace, debug, info, warn, error, off
   std::string jit_cache;                   ///< key `jit-cache`: empty = the user's cache dir
+  /// Under MPI. Key `heartbeat-interval`: how often a rank tells the ranks watching it that it
+  /// lives; key `peer-timeout`: silence after which a watched rank counts as lost.
+  std::chrono::microseconds heartbeat_interval{500'000};
+  std::chrono::microseconds peer_timeout{5'000'000};
+  /// Key `direct-receive-wait`: how long a large payload waits at its sender for the receiving
+  /// task to name its destination (then it lands there, no copy) before the receiving rank
+  /// takes it into a buffer of its own (see comm::MpiTransport).
+  std::chrono::microseconds direct_receive_wait{2'000};
 
   /// Looks up an environment variable; empty when unset.
   using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

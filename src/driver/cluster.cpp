@@ -9,6 +9,10 @@
 
 namespace lightning::driver {
 
+Cluster::Options Cluster::Options::from(const Config& config) {
+  return {config.heartbeat_interval, config.peer_timeout, config.direct_receive_wait};
+}
+
 Cluster::Cluster() : Cluster(Options()) {}
 
 Cluster::Cluster(Options options) {
@@ -25,8 +29,10 @@ Cluster::Cluster(Options options) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   comm::MpiTransport::Options t;
-  t.heartbeat_interval = options.heartbeat_interval;
-  t.peer_timeout = options.peer_timeout;
+  t.heartbeat_interval =
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.heartbeat_interval);
+  t.peer_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.peer_timeout);
+  t.direct_receive_wait = options.direct_receive_wait;
   if (rank_ == 0) {
     for (int r = 1; r < size_; ++r) t.watched.push_back(r);
   } else {

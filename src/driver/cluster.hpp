@@ -23,10 +23,13 @@ namespace lightning::driver {
 /// the driver); one Cluster serves any number of sessions, one after the other.
 class Cluster {
  public:
-  /// Liveness settings (see comm::MpiTransport::Options).
+  /// Transport settings (see comm::MpiTransport::Options).
   struct Options {
-    std::chrono::milliseconds heartbeat_interval{500};
-    std::chrono::milliseconds peer_timeout{5000};
+    std::chrono::microseconds heartbeat_interval{500'000};
+    std::chrono::microseconds peer_timeout{5'000'000};
+    std::chrono::microseconds direct_receive_wait{2'000};
+    /// The settings of `config` (keys heartbeat-interval, peer-timeout, direct-receive-wait).
+    static Options from(const Config& config);
   };
 
   /// What rank 0's driver hears from the worker ranks, on the communication thread.

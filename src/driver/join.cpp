@@ -22,7 +22,7 @@ bool launched_under_mpi() {
 
 std::unique_ptr<Driver> join(const Config& config, const std::function<void()>& before_exit) {
   if (!launched_under_mpi()) return std::make_unique<Driver>(config, 1);
-  auto cluster = std::make_shared<Cluster>();
+  auto cluster = std::make_shared<Cluster>(Cluster::Options::from(config));
   if (cluster->rank() == 0) return std::make_unique<Driver>(config, std::move(cluster));
   set_log_level(config.log);
   const int status = cluster->serve(config.devices);

@@ -21,6 +21,9 @@ class DevicePlatform {
   virtual MemoryBackend& memory() = 0;
   /// Opens device `id`, the `index`-th device of the worker (WorkerOptions::devices order).
   virtual std::unique_ptr<Device> open(DeviceId id, size_t index) = 0;
+  /// Whether the host can read and write the devices' memory in place (emulated devices): then
+  /// a Send lends a chunk's bytes to the transport, and a Recv receives into the chunk.
+  virtual bool host_addresses_device_memory() const { return false; }
 };
 
 }  // namespace lightning::worker

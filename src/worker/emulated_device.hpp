@@ -38,6 +38,7 @@ class EmulatedPlatform final : public DevicePlatform {
   explicit EmulatedPlatform(int compute_threads = 1) : compute_threads_(compute_threads) {}
   MemoryBackend& memory() override { return memory_; }
   std::unique_ptr<Device> open(DeviceId id, size_t index) override;
+  bool host_addresses_device_memory() const override { return true; }
 
  private:
   int compute_threads_;

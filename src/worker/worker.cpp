@@ -137,6 +137,7 @@ void Worker::scheduler_loop() {
                      },
                      [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.error); },
                      [&](RanEvent& e) { scheduler_->on_ran(e.task, e.error); },
+                     [&](ReceivedEvent& e) { on_received(e); },
                      [&](ArrivedEvent& e) {
                        const uint64_t tag = e.message.tag;
                        const std::string error = e.message.error;
@@ -337,40 +338,118 @@ void Worker::run_task(const Task& task) {
                 });
           },
           [&](const planner::SendTask& t) {
-            const PlacedBuffer src = t.src.valid() ? buffer(0) : host_buffer(t.host_src);
-            comm::DataMessage m{options_.id, t.to, t.tag, {}, {}};
-            run_on_host(task, {{src, t.region, true, false}},
-                        [this, region = t.region, m = std::move(m)](const auto& b) mutable {
-                          m.payload.resize(static_cast<size_t>(region.volume()) * b[0].elem_size);
-                          host::pack_region(m.payload.data(), b[0], region);
-                          transport_.send(std::move(m));
-                        });
+            run_send(task, t, t.src.valid() ? buffer(0) : host_buffer(t.host_src));
           },
           [&](const planner::RecvTask& t) {
-            const PlacedBuffer dst = t.dst.valid() ? buffer(0) : host_buffer(t.host_dst);
-            auto message = std::make_shared<comm::DataMessage>(std::move(messages_.at(t.tag)));
-            messages_.erase(t.tag);
-            run_on_host(
-                task, {{dst, t.region, false, true}},
-                [message, region = t.region, label = planner::describe(task)](const auto& b) {
-                  const size_t expected = static_cast<size_t>(region.volume()) * b[0].elem_size;
-                  if (message->payload.size() != expected)
-                    throw Error(ErrorKind::kCommunication,
-                                label + ": message of " + std::to_string(message->payload.size()) +
-                                    " bytes, expected " + std::to_string(expected));
-                  host::unpack_region(b[0], message->payload.data(), region);
-                });
+            run_recv(task, t, t.dst.valid() ? buffer(0) : host_buffer(t.host_dst));
           },
       },
       task.kind);
 }
 
+void* Worker::block_in_place(const PlacedBuffer& buffer, const Rect& region) const {
+  const bool host_memory = !buffer.space.is_device() || platform_->host_addresses_device_memory();
+  return host_memory ? host::contiguous_block(buffer.view(), region) : nullptr;
+}
+
+// A Send lends the transport the chunk's bytes when they lie in host-addressable memory as one
+// block, and is done once they are sent; otherwise it packs them into a payload of its own.
+void Worker::run_send(const Task& task, const planner::SendTask& send, PlacedBuffer src) {
+  comm::DataMessage m;
+  m.from = options_.id;
+  m.to = send.to;
+  m.tag = send.tag;
+  if (void* block = block_in_place(src, send.region)) {
+    int track = -1;
+    engine_for(task, &track);
+    m.lent.data = block;
+    m.lent.size = static_cast<size_t>(send.region.volume()) * src.elem_size;
+    m.lent.release = [done = finished(task, track), start = std::chrono::steady_clock::now()] {
+      done(nullptr, {start, std::chrono::steady_clock::now()});
+    };
+    try {
+      transport_.send(std::move(m));
+    } catch (const std::exception& e) {  // not taken: the bytes will not be released
+      events_.push(RanEvent{task.id, e.what()});
+    }
+    return;
+  }
+  run_on_host(task, {{src, send.region, true, false}},
+              [this, region = send.region, m = std::move(m)](const auto& b) mutable {
+                m.payload.resize(static_cast<size_t>(region.volume()) * b[0].elem_size);
+                host::pack_region(m.payload.data(), b[0], region);
+                transport_.send(std::move(m));
+              });
+}
+
+// A Recv whose payload arrived whole unpacks it. One announced by the transport is received
+// straight into the chunk where it can be (host-addressable memory, one block), otherwise into
+// a buffer of the transport's, then unpacked.
+void Worker::run_recv(const Task& task, const planner::RecvTask& recv, PlacedBuffer dst) {
+  comm::DataMessage message = std::move(messages_.at(recv.tag));
+  messages_.erase(recv.tag);
+  const size_t expected = static_cast<size_t>(recv.region.volume()) * dst.elem_size;
+  if (message.pending_size == 0) {
+    if (message.payload.size() != expected)
+      return events_.push(RanEvent{task.id, wrong_size(task, message.payload.size(), expected)});
+    return unpack(task, dst, std::make_shared<comm::Payload>(std::move(message.payload)));
+  }
+  void* block = message.pending_size == expected ? block_in_place(dst, recv.region) : nullptr;
+  receiving_.emplace(task.id,
+                     Receiving{task, dst, message.pending_size, std::chrono::steady_clock::now()});
+  transport_.receive(options_.id, recv.tag, block,
+                     [this, id = task.id](comm::Payload payload, std::string error) {
+                       events_.push(ReceivedEvent{id, std::move(payload), std::move(error)});
+                     });
+}
+
+void Worker::on_received(ReceivedEvent& e) {
+  auto it = receiving_.find(e.task);
+  Receiving r = std::move(it->second);
+  receiving_.erase(it);
+  if (!e.error.empty()) return scheduler_->on_ran(e.task, e.error);
+  const size_t expected =
+      static_cast<size_t>(std::get<planner::RecvTask>(r.task.kind).region.volume()) *
+      r.dst.elem_size;
+  if (r.size != expected) return scheduler_->on_ran(e.task, wrong_size(r.task, r.size, expected));
+  if (e.payload.empty()) {  // it went where run_recv said (announced payloads are never empty)
+    int track = -1;
+    engine_for(r.task, &track);
+    return finished(r.task, track)(nullptr, {r.start, std::chrono::steady_clock::now()});
+  }
+  unpack(r.task, r.dst, std::make_shared<comm::Payload>(std::move(e.payload)));
+}
+
+void Worker::unpack(const Task& task, PlacedBuffer dst, std::shared_ptr<comm::Payload> payload) {
+  const Rect region = std::get<planner::RecvTask>(task.kind).region;
+  run_on_host(task, {{dst, region, false, true}}, [payload, region](const auto& b) {
+    host::unpack_region(b[0], payload->data(), region);
+  });
+}
+
+std::string Worker::wrong_size(const Task& task, size_t got, size_t expected) {
+  return planner::describe(task) + ": message of " + std::to_string(got) + " bytes, expected " +
+         std::to_string(expected);
+}
+
 void Worker::report_completion(const Task& task, const std::string& error) {
   // A Send that will never run still owes its Recv a message: send the error instead.
   if (!error.empty())
-    if (const auto* s = std::get_if<planner::SendTask>(&task.kind))
-      transport_.send(comm::DataMessage{options_.id, s->to, s->tag, {}, error});
-  if (const auto* r = std::get_if<planner::RecvTask>(&task.kind)) messages_.erase(r->tag);
+    if (const auto* s = std::get_if<planner::SendTask>(&task.kind)) {
+      comm::DataMessage m;
+      m.from = options_.id;
+      m.to = s->to;
+      m.tag = s->tag;
+      m.error = error;
+      transport_.send(std::move(m));
+    }
+  if (const auto* r = std::get_if<planner::RecvTask>(&task.kind)) {
+    // A Recv that did not run still takes its announced payload, so that the Send finishes.
+    auto it = messages_.find(r->tag);
+    if (it != messages_.end() && it->second.pending_size > 0)
+      transport_.receive(options_.id, r->tag, nullptr, [](comm::Payload, std::string) {});
+    if (it != messages_.end()) messages_.erase(it);
+  }
   contexts_.erase(task.id);
   running_.erase(task.id);
   std::string message = error;

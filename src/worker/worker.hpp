@@ -101,9 +101,14 @@ class Worker {
   struct ArrivedEvent {
     comm::DataMessage message;
   };
+  struct ReceivedEvent {  // a Recv's announced payload is in: in its chunk, or in `payload`
+    TaskId task;
+    comm::Payload payload;
+    std::string error;
+  };
   struct StopEvent {};
-  using Event =
-      std::variant<SubmitEvent, StagedEvent, StageFailedEvent, RanEvent, ArrivedEvent, StopEvent>;
+  using Event = std::variant<SubmitEvent, StagedEvent, StageFailedEvent, RanEvent, ArrivedEvent,
+                             ReceivedEvent, StopEvent>;
 
   // Operations for the staging thread.
   struct StageOp {
@@ -143,6 +148,13 @@ class Worker {
   void run_copy(const planner::Task& task, PlacedBuffer dst, PlacedBuffer src, const Rect& region);
   void run_on_host(const planner::Task& task, std::vector<HostAccess> accesses,
                    Device::HostJob job);
+  void run_send(const planner::Task& task, const planner::SendTask& send, PlacedBuffer src);
+  void run_recv(const planner::Task& task, const planner::RecvTask& recv, PlacedBuffer dst);
+  void on_received(ReceivedEvent& e);
+  void unpack(const planner::Task& task, PlacedBuffer dst, std::shared_ptr<comm::Payload> payload);
+  static std::string wrong_size(const planner::Task& task, size_t got, size_t expected);
+  /// The bytes of `region` in `buffer`, where the host can use them in place as one block.
+  void* block_in_place(const PlacedBuffer& buffer, const Rect& region) const;
   void record(int track, const std::string& name, OpSpan span, std::vector<TraceArg> args);
 
   WorkerOptions options_;
@@ -160,6 +172,13 @@ class Worker {
   std::unordered_map<TaskId, std::shared_ptr<const FragmentContext>> contexts_;
   std::unordered_map<TaskId, Running> running_;
   std::unordered_map<uint64_t, comm::DataMessage> messages_;  // arrived, Recv not yet run
+  struct Receiving {  // a Recv whose announced payload is on its way
+    planner::Task task;
+    PlacedBuffer dst;
+    size_t size = 0;  // announced bytes
+    std::chrono::steady_clock::time_point start;
+  };
+  std::unordered_map<TaskId, Receiving> receiving_;
 
   // Staging-thread state.
   std::unique_ptr<MemoryManager> memory_;

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -144,6 +146,41 @@ TEST(RegionOps, PackAndUnpackMatchBruteForce) {
     unpack_region(dst.buffer(), packed.empty() ? nullptr : packed.data(), region);
     ASSERT_EQ(dst.bytes, expected.bytes) << "iteration " << iter;
   }
+}
+
+// contiguous_block: non-null exactly when the region's row-major indices in the box form one
+// interval, and then it points at the region's first element, where the packed bytes lie.
+TEST(RegionOps, ContiguousBlockMatchesBruteForce) {
+  std::mt19937_64 rng(5);
+  int found = 0, not_found = 0;
+  for (int iter = 0; iter < 3000; ++iter) {
+    const int rank = static_cast<int>(rng() % 4);
+    const size_t elem = kElemSizes[rng() % std::size(kElemSizes)];
+    const Rect box = random_box(rng, rank);
+    const Rect region = random_region(rng, box);
+    Buf buf(box, elem, rng);
+    size_t lo = SIZE_MAX, hi = 0;
+    region.for_each_point([&](const Point& p) {
+      lo = std::min(lo, index_in(box, p));
+      hi = std::max(hi, index_in(box, p));
+    });
+    const bool contiguous = !region.empty() && hi - lo + 1 == static_cast<size_t>(region.volume());
+    void* block = contiguous_block(buf.buffer(), region);
+    ASSERT_EQ(block != nullptr, contiguous)
+        << "iteration " << iter << " region " << region.to_string() << " box " << box.to_string();
+    if (!block) {
+      ++not_found;
+      continue;
+    }
+    ++found;
+    std::vector<unsigned char> packed(static_cast<size_t>(region.volume()) * elem);
+    pack_region(packed.data(), buf.buffer(), region);
+    ASSERT_EQ(std::memcmp(block, packed.data(), packed.size()), 0) << "iteration " << iter;
+  }
+  EXPECT_GT(found, 100);  // both outcomes were exercised
+  EXPECT_GT(not_found, 100);
+  const Rect box(Point{0, 0}, Point{4, 4});
+  EXPECT_THROW(contiguous_block({nullptr, box, 4}, Rect(Point{2, 2}, Point{5, 3})), Error);
 }
 
 // ---- fold ------------------------------------------------------------------------------------

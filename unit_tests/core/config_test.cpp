@@ -40,6 +40,19 @@ TEST(Config, Defaults) {
   EXPECT_EQ(c.staging_limit, 2'000'000'000u);  // the paper's 2 GB
   EXPECT_EQ(c.log, LogLevel::kWarn);
   EXPECT_TRUE(c.trace.empty());
+  EXPECT_EQ(c.heartbeat_interval, std::chrono::milliseconds(500));
+  EXPECT_EQ(c.peer_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(c.direct_receive_wait, std::chrono::milliseconds(2));
+}
+
+TEST(Config, DurationsUnderMpi) {
+  Args args({"app", "--lightning-peer-timeout=10s"});
+  Config c = Config::load(
+      &args.argc, args.argv(),
+      env_of({{"LIGHTNING_DIRECT_RECEIVE_WAIT", "0"}, {"LIGHTNING_HEARTBEAT_INTERVAL", "250ms"}}));
+  EXPECT_EQ(c.direct_receive_wait, std::chrono::microseconds(0));
+  EXPECT_EQ(c.heartbeat_interval, std::chrono::milliseconds(250));
+  EXPECT_EQ(c.peer_timeout, std::chrono::seconds(10));
 }
 
 TEST(Config, EnvironmentThenCommandLineWins) {
@@ -103,7 +116,13 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
   expect_config_error({"app", "--lightning-devcies=host:2"}, {},
                       "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
                       "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
-                      "jit-cache)");
+                      "jit-cache, heartbeat-interval, peer-timeout, direct-receive-wait)");
+  expect_config_error({"app", "--lightning-peer-timeout=5"}, {},
+                      "bad value '5' for --lightning-peer-timeout: expected a duration such as 5s "
+                      "(units us, ms, s)");
+  expect_config_error({"app"}, {{"LIGHTNING_HEARTBEAT_INTERVAL", "0"}},
+                      "bad value '0' for LIGHTNING_HEARTBEAT_INTERVAL: expected a duration such "
+                      "as 500ms (units us, ms, s)");
   expect_config_error({"app", "--lightning-trace"}, {},
                       "argument '--lightning-trace' has no value: write --lightning-<key>=<value>");
 }

@@ -17,7 +17,10 @@ int main(int argc, char** argv) {
   lightning::runtime_test::register_every_interpreted_kernel();
   int failed = 0;
   {
-    auto cluster = std::make_shared<lightning::driver::Cluster>();
+    // Transport settings from the environment (ctest runs a variant per receive path).
+    const auto config = lightning::Config::load_from_process(&argc, argv);
+    auto cluster = std::make_shared<lightning::driver::Cluster>(
+        lightning::driver::Cluster::Options::from(config));
     if (cluster->rank() == 0) {
       lightning::runtime_test::test_cluster() = cluster;
       failed = RUN_ALL_TESTS() != 0 ? 1 : 0;

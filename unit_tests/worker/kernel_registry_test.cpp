@@ -41,10 +41,10 @@ TEST(LoopbackTransport, DeliversByWorkerAndRejectsUnknownOnes) {
   comm::LoopbackTransport t;
   std::vector<uint64_t> got;
   t.set_handler(WorkerId(1), [&](comm::DataMessage m) { got.push_back(m.tag); });
-  t.send({WorkerId(0), WorkerId(1), 42, {1, 2, 3}, {}});
+  t.send({WorkerId(0), WorkerId(1), 42, {1, 2, 3}, {}, {}, 0});
   EXPECT_EQ(got, std::vector<uint64_t>{42});
   try {
-    t.send({WorkerId(0), WorkerId(5), 7, {}, {}});
+    t.send({WorkerId(0), WorkerId(5), 7, {}, {}, {}, 0});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kCommunication);

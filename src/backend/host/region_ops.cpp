@@ -285,6 +285,27 @@ void pack_region(void* out, ConstBoxBuffer src, const Rect& region) {
                region);
 }
 
+void* contiguous_block(BoxBuffer buffer, const Rect& region) {
+  if (!buffer.box.contains(region))
+    throw Error(ErrorKind::kInternal, "contiguous_block: region " + region.to_string() +
+                                          " is not inside the box " + buffer.box.to_string());
+  if (region.empty()) return nullptr;
+  // Contiguous: the outer axes where the region is one element thick, then one axis of any
+  // extent, then axes the region spans entirely.
+  const int rank = region.rank();
+  const Point extent = region.extent(), box_extent = buffer.box.extent();
+  int a = 0;
+  while (a < rank && extent[a] == 1) ++a;
+  for (int b = a + 1; b < rank; ++b)
+    if (extent[b] != box_extent[b]) return nullptr;
+  int64_t offset = 0, stride = 1;
+  for (int b = rank - 1; b >= 0; --b) {
+    offset += (region.lo()[b] - buffer.box.lo()[b]) * stride;
+    stride *= box_extent[b];
+  }
+  return static_cast<unsigned char*>(buffer.data) + offset * static_cast<int64_t>(buffer.elem_size);
+}
+
 void unpack_region(BoxBuffer dst, const void* in, const Rect& region) {
   copy_checked("unpack_region", "destination", "packed buffer", dst,
                ConstBoxBuffer{in, region, dst.elem_size}, region);

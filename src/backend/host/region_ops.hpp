@@ -64,6 +64,12 @@ void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, planner:
 /// (region.volume() * src.elem_size bytes): the payload of a Send.
 void pack_region(void* out, ConstBoxBuffer src, const Rect& region);
 
+/// Where the packed bytes of `region` already lie in `buffer`: the address of the region's
+/// first element when the region is one contiguous block of the box (full rows, planes...,
+/// so that pack_region would copy it as it is), else null. Null for an empty region too.
+/// Throws Error(kInternal) when the region is not inside the box.
+void* contiguous_block(BoxBuffer buffer, const Rect& region);
+
 /// The inverse of pack_region: reads region.volume() * dst.elem_size bytes from `in` into the
 /// elements of `region` of dst: the payload of a Recv.
 void unpack_region(BoxBuffer dst, const void* in, const Rect& region);
