@@ -20,13 +20,7 @@ void LoopbackTransport::send(DataMessage message) {
                                                  ", which does not exist in this process");
     handler = it->second;
   }
-  if (message.lent.data) {  // one copy: the receiver may run long after the sender moved on
-    const auto* bytes = static_cast<const uint8_t*>(message.lent.data);
-    message.payload.assign(bytes, bytes + message.lent.size);
-    LentBytes lent = std::move(message.lent);
-    message.lent = {};
-    if (lent.release) lent.release();
-  }
+  copy_lent_bytes(message);
   handler(std::move(message));
 }
 

@@ -671,13 +671,7 @@ void MpiTransport::send(DataMessage message) {
                     std::to_string(size) +
                     " bytes; one MPI message carries at most 2^31 - 1: use smaller chunks");
   if (static_cast<int>(to) == rank_) {  // a worker of this rank: no need for the thread
-    if (message.lent.data) {            // it arrives whole: copy the lent bytes
-      const auto* bytes = static_cast<const uint8_t*>(message.lent.data);
-      message.payload.assign(bytes, bytes + size);
-      LentBytes lent = std::move(message.lent);
-      message.lent = {};
-      if (lent.release) lent.release();
-    }
+    copy_lent_bytes(message);
     engine_->deliver(std::move(message));
     return;
   }

@@ -66,6 +66,10 @@ struct DataMessage {
   size_t pending_size = 0;  ///< delivered: bytes still to fetch with Transport::receive
 };
 
+/// Copies the bytes `m` lends into its own payload and releases them (for a receiver in this
+/// process, which may run long after the sender has moved on). Does nothing to other messages.
+void copy_lent_bytes(DataMessage& m);
+
 /// Moves DataMessages between workers. send() does not block; the receiving worker's handler
 /// is called, from a thread of the transport, once per message.
 class Transport {

@@ -53,5 +53,30 @@ TEST(LoopbackTransport, DeliversByWorkerAndRejectsUnknownOnes) {
   }
 }
 
+// Lent bytes arrive whole (copied) and are released once, before send() returns; a send that
+// is refused does not release them.
+TEST(LoopbackTransport, CopiesAndReleasesLentBytes) {
+  comm::LoopbackTransport t;
+  std::vector<comm::DataMessage> got;
+  t.set_handler(WorkerId(1), [&](comm::DataMessage m) { got.push_back(std::move(m)); });
+  std::vector<uint8_t> bytes = {5, 6, 7, 8};
+  int released = 0;
+  comm::DataMessage m;
+  m.from = WorkerId(0);
+  m.to = WorkerId(1);
+  m.tag = 3;
+  m.lent = {bytes.data(), bytes.size(), [&] { ++released; }};
+  comm::DataMessage refused = m;
+  t.send(std::move(m));
+  EXPECT_EQ(released, 1);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].payload, comm::Payload({5, 6, 7, 8}));
+  EXPECT_EQ(got[0].lent.data, nullptr);
+  EXPECT_EQ(got[0].pending_size, 0u);
+  refused.to = WorkerId(9);
+  EXPECT_THROW(t.send(std::move(refused)), Error);
+  EXPECT_EQ(released, 1);
+}
+
 }  // namespace
 }  // namespace lightning::worker
