@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backend/cuda/kernel_codegen.hpp"
 #include "backend/cuda/region_copy.hpp"
 #include "core/error.hpp"
 #include "core/size_text.hpp"
@@ -236,7 +237,7 @@ void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done
       nullptr);
 }
 
-CUfunction CudaDevice::function_for(const KernelRun& run) {
+CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   const worker::KernelInfo& kernel = *run.info;
   KernelSpecialization spec;
   spec.block_size = kBlockThreads;
@@ -252,9 +253,15 @@ CUfunction CudaDevice::function_for(const KernelRun& run) {
   CUmodule module = nullptr;
   api_.check(api_.cuModuleLoadData(&module, image.cubin.data()), "cuModuleLoadData", where);
   modules_.push_back(module);
-  CUfunction f = nullptr;
-  api_.check(api_.cuModuleGetFunction(&f, module, image.entry.c_str()), "cuModuleGetFunction",
-             where);
+  Functions f;
+  api_.check(api_.cuModuleGetFunction(&f.general, module, image.entry.c_str()),
+             "cuModuleGetFunction", where);
+  // Generated rank-1 kernels without reduction also have a one-index-per-thread entry.
+  const CUresult cover = api_.cuModuleGetFunction(&f.cover, module, kCoverEntryName);
+  if (cover == CUDA_ERROR_NOT_FOUND)
+    f.cover = nullptr;
+  else
+    api_.check(cover, "cuModuleGetFunction", where);
   functions_[key] = f;
   return f;
 }
@@ -265,7 +272,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     throw Error(ErrorKind::kInternal, "functor of " + std::to_string(run.functor.size()) +
                                           " bytes, kernel expects " +
                                           std::to_string(info.functor_size));
-  const CUfunction f = function_for(run);
+  const Functions functions = functions_for(run);
   jit::LaunchBox box{};
   const Rect& sb = run.superblock;
   if (sb.rank() > 3)
@@ -306,6 +313,10 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     }
     partials = scratch_;
   }
+  // Generated code indexes `data` with global indices and never reads the offset.
+  fold_chunk_offsets(info, run.functor.data());
+  const CUfunction f =
+      functions.cover && blocks * kBlockThreads >= volume ? functions.cover : functions.general;
   void* params[] = {run.functor.data(), &box, &partials};
   api_.check(
       api_.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kBlockThreads, 1, 1, 0, compute_,

@@ -57,7 +57,13 @@ class CudaDevice final : public worker::Device {
 
  private:
   struct Completion;
-  CUfunction function_for(const worker::KernelRun& run);
+  /// A kernel's entry points in its module: the general one (grid-stride) and, where the
+  /// code generator made one, the one-index-per-thread entry for grids that cover the box.
+  struct Functions {
+    CUfunction general = nullptr;
+    CUfunction cover = nullptr;
+  };
+  Functions functions_for(const worker::KernelRun& run);
   void issue_launch(worker::KernelRun& run, Completion& completion);
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
@@ -73,7 +79,7 @@ class CudaDevice final : public worker::Device {
   CUstream compute_ = nullptr, copy_in_ = nullptr, copy_out_ = nullptr;
 
   // State of the compute thread.
-  std::map<std::pair<const worker::KernelInfo*, std::string>, CUfunction> functions_;
+  std::map<std::pair<const worker::KernelInfo*, std::string>, Functions> functions_;
   std::vector<CUmodule> modules_;
   CUdeviceptr scratch_ = 0;  // per-block partials of reductions, reused in stream order
   uint64_t scratch_bytes_ = 0;
