@@ -1,6 +1,7 @@
 // One GPU behind the worker's Device interface: kernels from the JIT launched on a compute
-// stream, copies on copy-in and copy-out streams, completions reported by host functions
-// enqueued behind the work (the worker's threads never wait for the GPU).
+// stream, copies on copy-in and copy-out streams, completions reported by a waiter thread per
+// stream from events recorded behind the work (the worker's threads never wait for the GPU,
+// and the streams never wait for the host).
 #pragma once
 
 #include <cuda.h>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -35,9 +37,10 @@ int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
 /// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel
 /// lookup in the JIT, module loading, launches) and "D<n> copy" (copies, and host jobs,
 /// which wait for their transfers). Three non-blocking streams carry it: compute, copy-in
-/// (towards this GPU) and copy-out (from it). Every operation ends with a host function
-/// (cuLaunchHostFunc) that calls `done`: on the driver's callback thread, so `done` must
-/// not call the driver.
+/// (towards this GPU) and copy-out (from it). Every operation ends with an event; one waiter
+/// thread per stream ("D<n> compute wait", ...) waits for the events in order and calls
+/// `done`. (Reductions also run a host function inside the compute stream, to join the
+/// partials; `done` may call the driver.)
 class CudaDevice final : public worker::Device {
  public:
   /// `gpus` maps every device of the worker (this one included) to its GPU's context, for
@@ -68,7 +71,9 @@ class CudaDevice final : public worker::Device {
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;
-  void finish_with_host_function(CUstream stream, std::unique_ptr<Completion>& completion);
+  void finish_with_event(CUstream stream, std::unique_ptr<Completion>& completion);
+  CUevent take_event();
+  void give_event(CUevent event);
 
   DeviceId id_;
   const GpuContext& context_;
@@ -84,7 +89,12 @@ class CudaDevice final : public worker::Device {
   CUdeviceptr scratch_ = 0;  // per-block partials of reductions, reused in stream order
   uint64_t scratch_bytes_ = 0;
 
+  // Completion events, reused.
+  std::mutex events_mutex_;
+  std::vector<CUevent> free_events_;
+
   // Declared last: destroyed (drained) first.
+  std::unique_ptr<host::Executor> compute_waiter_, copy_in_waiter_, copy_out_waiter_;
   std::unique_ptr<host::Executor> compute_thread_;
   std::unique_ptr<host::Executor> copy_thread_;
 };
