@@ -26,8 +26,11 @@ std::chrono::steady_clock::time_point now() {
 
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors) {
   const int64_t needed = (volume + kBlockThreads - 1) / kBlockThreads;
-  const int64_t cap = reduction ? std::max(1, multiprocessors) * int64_t{8} : int64_t{1} << 24;
-  return std::max<int64_t>(1, std::min(needed, cap));
+  const int64_t sms = std::max(1, multiprocessors);
+  if (reduction) return std::max<int64_t>(1, std::min(needed, sms * 8));
+  const int64_t four_waves = std::min(needed, sms * 32);
+  const int64_t blocks = std::max((needed + kIndicesPerThread - 1) / kIndicesPerThread, four_waves);
+  return std::max<int64_t>(1, std::min(blocks, int64_t{1} << 24));
 }
 
 // What an operation's completion needs: whom to tell, since when, what failed, and the

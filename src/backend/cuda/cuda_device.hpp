@@ -27,11 +27,17 @@ namespace lightning::cuda {
 /// thread's point from its linear index).
 inline constexpr int kBlockThreads = 256;
 
-/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), one
-/// thread per index up to 2^24 blocks (the entry point loops over the rest, grid-stride).
+/// Indices each thread of a large launch runs (see grid_blocks).
+inline constexpr int64_t kIndicesPerThread = 4;
+
+/// Number of blocks for a launch of `volume` threads. Kernels without reduction: a grid of a
+/// kIndicesPerThread-th of the indices (each thread runs that many, grid-stride), but never
+/// fewer blocks than four waves (32 per SM) or than one thread per index, whichever is
+/// smaller, and at most 2^24; so small launches keep one index per thread (and the
+/// one-index-per-thread entry point), large ones start and retire 4 times fewer blocks
+/// (measured 7-14% faster than one index per thread on an H200, docs/results.md).
 /// Reductions are capped at 8 blocks per SM: each block writes one partial, which the host
-/// joins. (Grids of 32 blocks per SM were measured too: faster for saxpy, much slower for the
-/// stencil through the runtime; see docs/results.md.)
+/// joins.
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
 
 /// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel
