@@ -98,8 +98,8 @@ const MemoryManager::Chunk& MemoryManager::chunk_ref(ChunkId chunk, const char* 
   return it->second;
 }
 
-uint64_t MemoryManager::footprint(size_t m, uint64_t bytes) const {
-  return is_device(m) ? MemoryPool::rounded(bytes) : bytes;
+uint64_t MemoryManager::footprint(size_t m, const Chunk& c) const {
+  return is_device(m) ? MemoryPool::rounded(c.pool_bytes()) : c.bytes;
 }
 
 uint64_t MemoryManager::memory_used(size_t m) const {
@@ -119,10 +119,11 @@ std::vector<DeviceId> MemoryManager::devices() const {
 
 // ---- chunks -----------------------------------------------------------------------------
 
-void MemoryManager::create_chunk(ChunkId chunk, uint64_t bytes) {
+void MemoryManager::create_chunk(ChunkId chunk, uint64_t bytes, uint64_t phase) {
   if (!chunk.valid()) throw Error(ErrorKind::kInvalidArgument, "create_chunk: invalid chunk id");
   Chunk c;
   c.bytes = bytes;
+  c.phase = phase % MemoryPool::kAlignment;
   if (!chunks_.emplace(chunk, std::move(c)).second)
     throw Error(ErrorKind::kInvalidArgument,
                 "create_chunk: chunk " + chunk.to_string() + " already exists");
@@ -164,10 +165,10 @@ bool MemoryManager::try_allocate(ChunkId id, Chunk& c, size_t m) {
   Memory& mem = memories_[m];
   Copy cp;
   if (is_device(m)) {
-    auto offset = mem.pool->allocate(c.bytes);
+    auto offset = mem.pool->allocate(c.pool_bytes());
     if (!offset) return false;
     cp.offset = *offset;
-    cp.ptr = static_cast<unsigned char*>(mem.base) + *offset;
+    cp.ptr = static_cast<unsigned char*>(mem.base) + *offset + c.phase;
   } else {
     if (mem.capacity && mem.host_used + c.bytes > *mem.capacity) return false;
     cp.ptr = backend_.allocate_host(c.bytes);
@@ -310,7 +311,7 @@ bool MemoryManager::try_allocate_all(size_t m, const std::vector<ChunkId>& missi
   MemoryPool& pool = *memories_[m].pool;
   offsets->clear();
   for (ChunkId id : missing) {
-    auto o = pool.allocate(chunks_.at(id).bytes);
+    auto o = pool.allocate(chunks_.at(id).pool_bytes());
     if (!o) {
       for (uint64_t done : *offsets) pool.free(done);
       offsets->clear();
@@ -351,7 +352,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     uint64_t raw = 0, rounded = 0;
     for (ChunkId id : list) {
       raw += chunks_.at(id).bytes;
-      rounded += footprint(m, chunks_.at(id).bytes);
+      rounded += footprint(m, chunks_.at(id));
     }
     if (rounded > *memories_[m].capacity) {
       std::vector<ChunkId> by_id = list;
@@ -405,7 +406,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
         Chunk& c = chunks_.at(missing[i]);
         Copy cp;
         cp.offset = offsets[i];
-        cp.ptr = static_cast<unsigned char*>(mem.base) + offsets[i];
+        cp.ptr = static_cast<unsigned char*>(mem.base) + offsets[i] + c.phase;
         c.copies.emplace(m, cp);
         lock_copy(missing[i], c, m);
         held.push_back({missing[i], m, merged.at({missing[i], m})});
@@ -493,8 +494,9 @@ bool MemoryManager::feasible(const std::map<size_t, std::vector<ChunkId>>& wante
       MemoryPool sim = *mem.pool;
       for (const auto& [when, id] : mem.lru)
         if (requested.count(id) == 0) sim.free(chunks_.at(id).copies.at(m).offset);
-      if (std::all_of(missing.begin(), missing.end(),
-                      [&](ChunkId id) { return sim.allocate(chunks_.at(id).bytes).has_value(); }))
+      if (std::all_of(missing.begin(), missing.end(), [&](ChunkId id) {
+            return sim.allocate(chunks_.at(id).pool_bytes()).has_value();
+          }))
         continue;
       // Requested copies already here may split the free space: would it fit with them
       // evicted too, and staged again? (With nothing locked, this always fits.)
@@ -503,7 +505,7 @@ bool MemoryManager::feasible(const std::map<size_t, std::vector<ChunkId>>& wante
       for (ChunkId id : list) {
         auto cp = chunks_.at(id).copies.find(m);
         if (cp != chunks_.at(id).copies.end() && cp->second.locks > 0) continue;
-        if (!sim.allocate(chunks_.at(id).bytes)) return false;
+        if (!sim.allocate(chunks_.at(id).pool_bytes())) return false;
       }
       relocate->insert(m);
     } else if (mem.capacity) {
@@ -581,7 +583,7 @@ void MemoryManager::check_invariants() const {
     for (const auto& [m, cp] : c.copies) {
       const std::string where = id.to_string() + " on " + memories_[m].space.to_string();
       if (!cp.valid) fail("invalid copy of " + where);
-      used[m] += footprint(m, c.bytes);
+      used[m] += footprint(m, c);
       locks += cp.locks;
       auto tl = token_locks.find({id, m});
       if ((tl == token_locks.end() ? 0 : tl->second) != cp.locks)
@@ -592,8 +594,8 @@ void MemoryManager::check_invariants() const {
       }
       if (is_device(m)) {
         auto size = memories_[m].pool->block_size(cp.offset);
-        if (!size || *size != MemoryPool::rounded(c.bytes)) fail("pool block of " + where);
-        if (cp.ptr != static_cast<unsigned char*>(memories_[m].base) + cp.offset)
+        if (!size || *size != MemoryPool::rounded(c.pool_bytes())) fail("pool block of " + where);
+        if (cp.ptr != static_cast<unsigned char*>(memories_[m].base) + cp.offset + c.phase)
           fail("address of " + where);
       }
     }

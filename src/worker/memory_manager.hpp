@@ -86,8 +86,12 @@ class MemoryManager {
   MemoryManager& operator=(const MemoryManager&) = delete;
 
   /// Registers a chunk of `bytes` bytes (metadata only: memory comes at its first staging).
-  /// Throws Error(kInvalidArgument) when the chunk already exists or the id is invalid.
-  void create_chunk(ChunkId chunk, uint64_t bytes);
+  /// Its copies on devices start `phase` bytes (modulo MemoryPool::kAlignment) after a
+  /// multiple of kAlignment, so that a chunk can keep the alignment its elements have in the
+  /// whole array (the GPU reads misaligned rows noticeably slower); the pool block is that
+  /// much bigger. Throws Error(kInvalidArgument) when the chunk already exists or the id is
+  /// invalid.
+  void create_chunk(ChunkId chunk, uint64_t bytes, uint64_t phase = 0);
   /// Frees every copy of a chunk, its spill file included. Throws Error(kInvalidArgument) when
   /// the chunk is unknown or staged (locked) by a token.
   void delete_chunk(ChunkId chunk);
@@ -143,6 +147,8 @@ class MemoryManager {
   };
   struct Chunk {
     uint64_t bytes = 0;
+    uint64_t phase = 0;  ///< device copies start this far past an aligned pool block
+    uint64_t pool_bytes() const { return bytes + phase; }
     std::map<size_t, Copy> copies;   ///< memory index -> copy
     bool on_disk = false;            ///< its spill file holds the current contents
     bool has_data = false;           ///< materialised at least once (else: zeros)
@@ -168,7 +174,7 @@ class MemoryManager {
   bool is_device(size_t m) const { return m != host_index(); }
   Chunk& chunk_ref(ChunkId chunk, const char* what);
   const Chunk& chunk_ref(ChunkId chunk, const char* what) const;
-  uint64_t footprint(size_t m, uint64_t bytes) const;
+  uint64_t footprint(size_t m, const Chunk& c) const;
   uint64_t memory_used(size_t m) const;
 
   void lock_copy(ChunkId id, Chunk& c, size_t m);

@@ -53,6 +53,19 @@ void patch_handle(uint8_t* functor, const ArraySlot& slot, void* data, const Rec
 
 }  // namespace
 
+// Where a chunk's storage should start relative to an aligned address: where its first
+// element would sit in the whole array, row-major (modulo the pool's alignment). Only the
+// last axis counts: a chunk of whole rows starts aligned, and a rank-1 chunk with a halo
+// (which starts one element before its owned part) keeps its owned elements where a whole
+// array has them, on aligned 128-byte lines.
+uint64_t Worker::alignment_phase(ChunkId chunk) const {
+  const ChunkMeta& meta = chunks_.at(chunk);
+  const int rank = meta.box.rank();
+  if (rank == 0) return 0;
+  const uint64_t lo = static_cast<uint64_t>(meta.box.lo()[rank - 1]);
+  return lo * meta.element_size % MemoryPool::kAlignment;
+}
+
 // The scheduler's requests, answered on the scheduler thread.
 class Worker::Sink final : public SchedulerSink {
  public:
@@ -261,7 +274,7 @@ void Worker::run_task(const Task& task) {
   std::visit(
       Overloaded{
           [&](const planner::CreateChunkTask& t) {
-            staging_ops_.push(CreateOp{task.id, t.chunk, t.bytes});
+            staging_ops_.push(CreateOp{task.id, t.chunk, t.bytes, alignment_phase(t.chunk)});
           },
           [&](const planner::DeleteChunkTask& t) {
             chunks_.erase(t.chunk);
@@ -502,7 +515,7 @@ void Worker::staging_loop() {
                    [&](CreateOp& c) {
                      std::string error;
                      try {
-                       memory_->create_chunk(c.chunk, c.bytes);
+                       memory_->create_chunk(c.chunk, c.bytes, c.phase);
                      } catch (const std::exception& e) {
                        error = e.what();
                      }

@@ -122,6 +122,7 @@ class Worker {
     TaskId task;
     ChunkId chunk;
     uint64_t bytes;
+    uint64_t phase;  ///< see MemoryManager::create_chunk
   };
   struct DeleteOp {
     TaskId task;
@@ -142,6 +143,7 @@ class Worker {
   void stage_task(const planner::Task& task);
   void report_completion(const planner::Task& task, const std::string& error);
   MemorySpace space_for(const planner::Task& task, ChunkId chunk) const;
+  uint64_t alignment_phase(ChunkId chunk) const;
   PlacedBuffer placed(const planner::Task& task, size_t access, void* data) const;
   Device* engine_for(const planner::Task& task, int* track) const;
   Device::Done finished(const planner::Task& task, int track);

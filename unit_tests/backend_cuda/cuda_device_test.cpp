@@ -99,6 +99,9 @@ KernelInfo axpy_info() {
   KernelInfo k;
   k.name = "axpy";
   k.functor_size = sizeof(Axpy);
+  k.signature.add_array("x", DataType::kFloat32, 1)
+      .add_array("y", DataType::kFloat32, 1)
+      .add_scalar("a", DataType::kFloat32);
   k.arrays = {{0, offsetof(Axpy, x), 1}, {1, offsetof(Axpy, y), 1}};
   return k;
 }
@@ -114,6 +117,7 @@ KernelInfo sum_info() {
   KernelInfo k;
   k.name = "sum";
   k.functor_size = sizeof(Sum);
+  k.signature.add_array("x", DataType::kFloat64, 1);
   k.arrays = {{0, offsetof(Sum, x), 1}};
   k.reducer = {sizeof(double), sum_init, sum_join};
   return k;

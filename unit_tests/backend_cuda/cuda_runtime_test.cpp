@@ -153,7 +153,12 @@ TEST(GridBlocks, CoversTheVolumeAndCapsReductions) {
   EXPECT_EQ(grid_blocks(256, false, 132), 1);
   EXPECT_EQ(grid_blocks(257, false, 132), 2);
   EXPECT_EQ(grid_blocks(int64_t{1} << 40, false, 132), int64_t{1} << 24);
-  EXPECT_EQ(grid_blocks(int64_t{1} << 30, false, 132), int64_t{1} << 22);
+  // Large launches: four indices per thread; never fewer than four waves (32 blocks per SM)
+  // or one thread per index.
+  EXPECT_EQ(grid_blocks(int64_t{1} << 30, false, 132), int64_t{1} << 20);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 22, false, 132), 132 * 32);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 20, false, 132), 4096);
+  EXPECT_EQ(grid_blocks(64000, false, 132), 250);
   EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 0), 8);
   EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 132), 132 * 8);
   EXPECT_EQ(grid_blocks(1000, true, 132), 4);

@@ -115,20 +115,24 @@ struct DeviceBuffer {
   size_t size;
 };
 
-// What the runtime writes into an array handle for a chunk of `box` (row-major storage) of
-// an array of `extent`: data, offset of the box's first element, the box's strides.
-inline void patch(std::vector<unsigned char>& bytes, size_t at, CUdeviceptr data, const Rect& box,
-                  const std::vector<int64_t>& extent) {
+// What the runtime hands a GPU kernel in an array handle for a chunk of `box` (row-major
+// storage at `buffer`) of an array of `extent`: the box's strides, and the data pointer with
+// the offset of the box's first element folded in (cuda::fold_chunk_offsets), so that `data`
+// is indexed with global indices and `offset` is 0.
+template <class T>
+void patch(std::vector<unsigned char>& bytes, size_t at, const DeviceBuffer<T>& buffer,
+           const Rect& box, const std::vector<int64_t>& extent) {
   RawArrayHandle h{};
   const int rank = box.rank();
-  h.data = reinterpret_cast<void*>(data);
-  int64_t stride = 1;
+  int64_t stride = 1, offset = 0;
   for (int a = rank - 1; a >= 0; --a) {
     h.stride_and_extent[a] = stride;
     h.stride_and_extent[rank + a] = extent[a];
-    h.offset += box.lo()[a] * stride;
+    offset += box.lo()[a] * stride;
     stride *= box.extent()[a];
   }
+  h.data = reinterpret_cast<void*>(buffer.ptr - static_cast<CUdeviceptr>(offset) * sizeof(T));
+  h.offset = 0;
   std::memcpy(bytes.data() + at, &h, 16 + 16 * static_cast<size_t>(rank));
 }
 

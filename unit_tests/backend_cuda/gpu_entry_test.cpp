@@ -1,6 +1,7 @@
 // Generated entry points on a real GPU: compiled by the JIT cache, loaded and launched with
-// the driver API exactly as the kernel ABI says (functor bytes with re-based array handles,
-// a LaunchBox, per-block partials), on chunks that are parts of larger arrays. Label gpu:
+// the driver API exactly as the kernel ABI says (functor bytes with chunk offsets folded into
+// the array handles' data pointers, a LaunchBox, per-block partials), on chunks that are
+// parts of larger arrays. Label gpu:
 // exits 77 (skipped) where no CUDA driver or GPU exists.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@
 
 #include "../kokkos/kokkos_test_kernels.hpp"
 #include "backend/cuda/jit_cache.hpp"
+#include "backend/cuda/kernel_codegen.hpp"
 #include "cuda_test_driver.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
@@ -29,14 +31,16 @@ JitCache& cache() {
   return c;
 }
 
-// Compiles `info`, then runs it over `threads` with `grid` blocks (0: enough for all).
+// Compiles `info`, then runs it over `threads` with `grid` blocks (0: enough for all),
+// through the general entry or the one-index-per-thread entry (`cover`).
 void run(const worker::KernelInfo& info, std::vector<unsigned char>& bytes, const Rect& threads,
-         CUdeviceptr partials = 0, unsigned grid = 0, const KernelSpecialization& spec = {}) {
+         CUdeviceptr partials = 0, unsigned grid = 0, const KernelSpecialization& spec = {},
+         bool cover = false) {
   const CompiledKernel& k = cache().get(info, api->sm_major, api->sm_minor, spec);
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   LK_CU(cuModuleLoadData(&module, k.cubin.data()));
-  LK_CU(cuModuleGetFunction(&function, module, k.entry.c_str()));
+  LK_CU(cuModuleGetFunction(&function, module, cover ? kCoverEntryName : k.entry.c_str()));
   jit::LaunchBox box = box_of(threads);
   void* partial_ptr = reinterpret_cast<void*>(partials);
   void* params[] = {bytes.data(), &box, &partial_ptr};
@@ -71,8 +75,8 @@ TEST(GpuEntry, SaxpyFunctorOnTwoChunksWithACappedGrid) {
     DeviceBuffer<float> dx(std::vector<float>(x.begin() + lo, x.begin() + hi));
     DeviceBuffer<float> dy(std::vector<float>(y.begin() + lo, y.begin() + hi));
     std::vector<unsigned char> bytes = bytes_of(f);
-    patch(bytes, info.arrays[0].byte_offset, dx.ptr, part, {n});
-    patch(bytes, info.arrays[1].byte_offset, dy.ptr, part, {n});
+    patch(bytes, info.arrays[0].byte_offset, dx, part, {n});
+    patch(bytes, info.arrays[1].byte_offset, dy, part, {n});
     run(info, bytes, part, 0, lo == 0 ? 7 : 0);  // 7 blocks: the grid-stride loop does the rest
     const std::vector<float> got = dy.read();
     std::copy(got.begin(), got.end(), out.begin() + lo);
@@ -94,9 +98,8 @@ TEST(GpuEntry, RowSumOnARowChunkOfAMatrix) {
   f.cols = cols;
   f.scale = 0.5;
   std::vector<unsigned char> bytes = bytes_of(f);
-  patch(bytes, info.arrays[0].byte_offset, dm.ptr, Rect(Point{r0, 0}, Point{r1, cols}),
-        {rows, cols});
-  patch(bytes, info.arrays[1].byte_offset, ds.ptr, Rect(Point{r0}, Point{r1}), {rows});
+  patch(bytes, info.arrays[0].byte_offset, dm, Rect(Point{r0, 0}, Point{r1, cols}), {rows, cols});
+  patch(bytes, info.arrays[1].byte_offset, ds, Rect(Point{r0}, Point{r1}), {rows});
   run(info, bytes, Rect(Point{r0}, Point{r1}));
   const std::vector<double> s = ds.read();
   for (int64_t i = 0; i < r1 - r0; ++i) {
@@ -115,8 +118,8 @@ TEST(GpuEntry, RankThreeArraysAndExtents) {
   std::iota(in.begin(), in.end(), 1.0f);
   DeviceBuffer<float> din(in), dout(std::vector<float>(in.size(), 0));
   std::vector<unsigned char> bytes = bytes_of(F{});
-  patch(bytes, info.arrays[0].byte_offset, din.ptr, box, {n0, n1, n2});
-  patch(bytes, info.arrays[1].byte_offset, dout.ptr, box, {n0, n1, n2});
+  patch(bytes, info.arrays[0].byte_offset, din, box, {n0, n1, n2});
+  patch(bytes, info.arrays[1].byte_offset, dout, box, {n0, n1, n2});
   run(info, bytes, Rect(Point{lo}, Point{hi}));
   const std::vector<float> out = dout.read();
   for (size_t e = 0; e < in.size(); ++e) ASSERT_EQ(out[e], 2 * in[e]) << e;
@@ -135,12 +138,56 @@ TEST(GpuEntry, TwoIndicesOverATile) {
   const Rect tile(Point{7, 300}, Point{90, 411});
   DeviceBuffer<int64_t> dm(std::vector<int64_t>(tile.volume(), -1));
   std::vector<unsigned char> bytes(48, 0);
-  patch(bytes, 0, dm.ptr, tile, {100, 500});
+  patch(bytes, 0, dm, tile, {100, 500});
   run(info, bytes, tile);
   const std::vector<int64_t> m = dm.read();
   size_t e = 0;
   for (int64_t i = 7; i < 90; ++i)
     for (int64_t j = 300; j < 411; ++j) ASSERT_EQ(m[e++], i * 1000 + j);
+}
+
+// The same functor through the one-index-per-thread entry (what the runtime launches when
+// its grid covers the superblock), on a chunk in the middle of the array.
+TEST(GpuEntry, SaxpyFunctorThroughTheCoverEntry) {
+  using F = lk_test::Saxpy<LView<const float*>, LView<float*>>;
+  const worker::KernelInfo& info = worker::KernelRegistry::get(kernel_registration<F>().id);
+  const int64_t n = 1 << 20, lo = 300001, hi = 700003;
+  std::vector<float> x(hi - lo), y(hi - lo);
+  for (int64_t i = lo; i < hi; ++i) x[i - lo] = float(i % 101), y[i - lo] = float(i % 7);
+  DeviceBuffer<float> dx(x), dy(y);
+  F f;
+  f.a = 2.5f;
+  std::vector<unsigned char> bytes = bytes_of(f);
+  const Rect part(Point{lo}, Point{hi});
+  patch(bytes, info.arrays[0].byte_offset, dx, part, {n});
+  patch(bytes, info.arrays[1].byte_offset, dy, part, {n});
+  run(info, bytes, part, 0, 0, {}, /*cover=*/true);
+  const std::vector<float> out = dy.read();
+  for (int64_t i = lo; i < hi; ++i)
+    ASSERT_EQ(out[i - lo], 2.5f * float(i % 101) + float(i % 7)) << i;
+}
+
+// A column-major (LayoutLeft) matrix on a chunk that does not start at element 0: the
+// reversed handle's offset must be folded in like any other.
+TEST(GpuEntry, ColumnMajorArrayOnAnInnerChunk) {
+  worker::KernelInfo info;
+  info.name = "gpu_test::TileLeft";
+  info.functor_size = 48;
+  info.signature.add_array("m", DataType::kInt64, 2, /*axes_reversed=*/true);
+  info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+  info.device.source = "void operator()(int64_t i, int64_t j) const { m(i, j) = i * 1000 + j; }";
+  info.device.param_offsets = {0};
+  info.device.index_rank = 2;
+  const Rect tile(Point{7, 300}, Point{90, 411});     // (i, j), as the operator indexes
+  const Rect storage(Point{300, 7}, Point{411, 90});  // (j, i): the reversed storage's box
+  DeviceBuffer<int64_t> dm(std::vector<int64_t>(tile.volume(), -1));
+  std::vector<unsigned char> bytes(48, 0);
+  patch(bytes, 0, dm, storage, {500, 100});
+  run(info, bytes, tile);
+  const std::vector<int64_t> m = dm.read();
+  size_t e = 0;
+  for (int64_t j = 300; j < 411; ++j)
+    for (int64_t i = 7; i < 90; ++i) ASSERT_EQ(m[e++], i * 1000 + j) << i << ", " << j;
 }
 
 // A dot product and a minimum: one partial per block, folded here.
@@ -160,8 +207,8 @@ TEST(GpuEntry, ReductionsWritePartialsPerBlock) {
   for (size_t e = 0; e < x.size(); ++e) x[e] = double(e % 10), y[e] = double(e % 3);
   DeviceBuffer<double> dx(x), dy(y);
   std::vector<unsigned char> bytes(80, 0);
-  patch(bytes, 0, dx.ptr, Rect(Point{lo}, Point{hi}), {hi});
-  patch(bytes, 40, dy.ptr, Rect(Point{lo}, Point{hi}), {hi});
+  patch(bytes, 0, dx, Rect(Point{lo}, Point{hi}), {hi});
+  patch(bytes, 40, dy, Rect(Point{lo}, Point{hi}), {hi});
   for (int block : {256, 96}) {
     KernelSpecialization spec;
     spec.block_size = block;
@@ -199,8 +246,8 @@ TEST(GpuEntry, PortedStencilWithVirtualBlocks) {
   std::vector<unsigned char> bytes(info.functor_size, 0);
   const int32_t n32 = static_cast<int32_t>(n);
   std::memcpy(bytes.data() + info.device.param_offsets[0], &n32, 4);
-  patch(bytes, info.device.param_offsets[1], dout.ptr, Rect(Point{lo}, Point{hi}), {n});
-  patch(bytes, info.device.param_offsets[2], din.ptr, Rect(Point{lo - 1}, Point{hi + 1}), {n});
+  patch(bytes, info.device.param_offsets[1], dout, Rect(Point{lo}, Point{hi}), {n});
+  patch(bytes, info.device.param_offsets[2], din, Rect(Point{lo - 1}, Point{hi + 1}), {n});
   run(info, bytes, Rect(Point{lo}, Point{hi}), 0, 13);
   const std::vector<float> out = dout.read();
   for (int64_t i = lo; i < hi; ++i)

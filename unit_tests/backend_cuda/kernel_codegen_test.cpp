@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "core/error.hpp"
@@ -101,13 +103,52 @@ TEST(KernelCodegen, FunctorStructHasHostLayoutWithGapsAndChecks) {
                        "const lightning_generated::Functor f, const lightning::jit::LaunchBox "
                        "box, void* partials)"))
       << s;
-  EXPECT_TRUE(contains(s, "g.x.rebase();\n  g.y.rebase();")) << s;
-  EXPECT_TRUE(contains(s, "g(lo0 + t);")) << s;
-  EXPECT_TRUE(contains(s, "const int64_t volume = (box.hi[0] - box.lo[0]);")) << s;
-  EXPECT_TRUE(contains(s, "if (box.hi[0] <= limit && volume + stride <= limit)")) << s;
-  EXPECT_TRUE(contains(s, "run_threads<int64_t>(g, box, volume, stride);")) << s;
+  // The operator runs on the parameter: offsets come folded in, nothing is copied.
+  EXPECT_FALSE(contains(s, "rebase")) << s;
+  EXPECT_FALSE(contains(s, "Functor g")) << s;
+  // Rank 1: a grid-stride loop in 64 bits, no 32-bit check.
+  EXPECT_TRUE(contains(s,
+                       "  for (int64_t i = box.lo[0] + static_cast<int64_t>(blockIdx.x) * "
+                       "blockDim.x + threadIdx.x; i < hi;\n       i += step)\n    f(i);"))
+      << s;
+  EXPECT_FALSE(contains(s, "limit")) << s;
   EXPECT_FALSE(contains(s, "partials)[")) << "no reduction epilogue for parallel_for";
+  // ... and the one-index-per-thread entry, shaped like a hand-written kernel.
+  EXPECT_EQ(g.cover_entry, "lightning_entry_cover");
+  EXPECT_TRUE(contains(s,
+                       "extern \"C\" __global__ void __launch_bounds__(256) "
+                       "lightning_entry_cover(const lightning_generated::Functor f, const "
+                       "lightning::jit::LaunchBox box, void* partials) {\n"
+                       "  const int64_t i = box.lo[0] + static_cast<int64_t>(blockIdx.x) * "
+                       "blockDim.x + threadIdx.x;\n"
+                       "  if (i < box.hi[0]) f(i);\n}"))
+      << s;
   compile(g);
+}
+
+// What the runtime does to a kernel's bytes before a GPU launch.
+TEST(KernelCodegen, FoldingChunkOffsetsKeepsTheAddressedElements) {
+  KernelInfo info = saxpy_info(kSaxpyBody);
+  info.arrays = {{0, offsetof(HostSaxpy, x), 1}, {1, offsetof(HostSaxpy, y), 1}};
+  std::vector<float> storage(100);
+  HostSaxpy f{};
+  f.x.data = storage.data();
+  f.x.offset = 1000;  // a chunk whose first element is global element 1000
+  f.x.stride[0] = 1;
+  f.x.extent[0] = 5000;
+  f.y.data = nullptr;  // an unbound array stays null
+  f.a = 2;
+  const uintptr_t x_data = reinterpret_cast<uintptr_t>(f.x.data);
+  fold_chunk_offsets(info, reinterpret_cast<unsigned char*>(&f));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(f.x.data), x_data - 1000 * sizeof(float));
+  EXPECT_EQ(f.x.offset, 0);
+  EXPECT_EQ(f.x.stride[0], 1);
+  EXPECT_EQ(f.x.extent[0], 5000);
+  EXPECT_EQ(f.y.data, nullptr);
+  EXPECT_EQ(f.a, 2.0f);
+  // The slot must name an array parameter of the signature.
+  info.arrays = {{2, offsetof(HostSaxpy, a), 1}};
+  EXPECT_THROW(fold_chunk_offsets(info, reinterpret_cast<unsigned char*>(&f)), Error);
 }
 
 TEST(KernelCodegen, MembersListedOutOfOrderAreLaidOutByOffset) {
@@ -174,6 +215,13 @@ TEST(KernelCodegen, RankTwoAndThreeIndicesFromTheLaunchBox) {
   info.device.index_rank = 2;
   GeneratedKernel g = generate_kernel(info, {});
   EXPECT_TRUE(contains(g.source, "g(lo0 + t / n1, lo1 + t % n1);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "run_threads<int64_t>(f, box, volume, stride);")) << g.source;
+  EXPECT_TRUE(contains(g.source,
+                       "if (box.hi[0] <= limit && box.hi[1] <= limit && volume + "
+                       "stride <= limit)"))
+      << g.source;
+  EXPECT_TRUE(g.cover_entry.empty()) << "rank 2 has the general entry only";
+  EXPECT_FALSE(contains(g.source, "lightning_entry_cover")) << g.source;
   compile(g);
 
   info.name = "test::Fill3";
@@ -206,9 +254,8 @@ TEST(KernelCodegen, ReductionWritesOnePartialPerBlock) {
   const GeneratedKernel g = generate_kernel(info, spec);
   EXPECT_TRUE(contains(g.source, "__launch_bounds__(128)")) << g.source;
   EXPECT_TRUE(contains(g.source, "double value = double(0);")) << g.source;
-  EXPECT_TRUE(contains(g.source, "g(lo0 + t, value);")) << g.source;
-  EXPECT_TRUE(contains(g.source, "run_threads<int64_t>(g, box, volume, stride, value);"))
-      << g.source;
+  EXPECT_TRUE(contains(g.source, "    f(i, value);")) << g.source;
+  EXPECT_TRUE(g.cover_entry.empty()) << "reductions have the general entry only";
   EXPECT_TRUE(contains(g.source, "__shared__ double scratch[128];")) << g.source;
   EXPECT_TRUE(contains(g.source, "static_cast<double*>(partials)[blockIdx.x] = scratch[0];"))
       << g.source;
@@ -244,7 +291,7 @@ TEST(KernelCodegen, EveryBuiltInReducerOnEveryValueTypeCompiles) {
           s.insert(at + std::string(word).size(), suffix);
       all += s;
     }
-    compile({all, "lightning_entry_0", "reducers.cu"}, std::string(name_of(type)));
+    compile({all, "lightning_entry_0", "", "reducers.cu"}, std::string(name_of(type)));
   }
 }
 
@@ -286,9 +333,10 @@ TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheVirtualBlock) {
       "}\n";
   const GeneratedKernel g = generate_kernel(info, {});
   EXPECT_TRUE(contains(g.source,
-                       "stencil(dim3(static_cast<unsigned>(first + b), 0, 0), g.out, "
-                       "g.in, g.n);"))
+                       "stencil(dim3(static_cast<unsigned>(first + b), 0, 0), f.out, "
+                       "f.in, f.n);"))
       << g.source;
+  EXPECT_FALSE(contains(g.source, "rebase")) << g.source;
   EXPECT_TRUE(contains(g.source, "static_assert(sizeof(int32_t) == 4 && 64 % alignof(int32_t)"))
       << g.source;
   compile(g);

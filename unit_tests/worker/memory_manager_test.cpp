@@ -89,6 +89,34 @@ TEST_F(MemoryManagerTest, NeverWrittenChunkIsZeros) {
   m.unstage(1);
 }
 
+// A chunk created with a phase starts that far past an aligned pool block on a device (so
+// it can keep its elements' alignment in the whole array), takes that much more pool, and
+// keeps its contents through eviction and return.
+TEST_F(MemoryManagerTest, DeviceCopiesStartAtTheirPhase) {
+  auto& m = make(1, 4 * KiB, 64 * KiB);
+  m.create_chunk(ChunkId(1), 1000, /*phase=*/252);
+  m.create_chunk(ChunkId(2), 1024, /*phase=*/256 + 4);  // modulo the alignment: 4
+  write_chunk(1, dev(0), 7);
+  write_chunk(2, dev(0), 8);
+  ASSERT_EQ(m.stage(next_token, {read(1, dev(0)), read(2, dev(0))}), StageResult::kStaged);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m.data(ChunkId(1), dev(0))) % MemoryPool::kAlignment, 252u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m.data(ChunkId(2), dev(0))) % MemoryPool::kAlignment, 4u);
+  EXPECT_EQ(m.bytes_used(dev(0)), 1280u + 1280u);  // 1000 + 252 and 1024 + 4, rounded
+  m.unstage(next_token++);
+  m.check_invariants();
+  // Two more chunks push both out to the host; they come back whole, at their phase.
+  for (uint64_t c = 3; c <= 4; ++c) {
+    m.create_chunk(ChunkId(c), 2 * KiB);
+    write_chunk(c, dev(0), 100 + c);
+  }
+  EXPECT_FALSE(m.has_copy(ChunkId(1), dev(0)));
+  expect_chunk(1, dev(0), 7);
+  expect_chunk(2, dev(0), 8);
+  ASSERT_EQ(m.stage(next_token, {read(1, dev(0))}), StageResult::kStaged);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(m.data(ChunkId(1), dev(0))) % MemoryPool::kAlignment, 252u);
+  m.unstage(next_token++);
+}
+
 TEST_F(MemoryManagerTest, EvictsDeviceToHostToDiskAndBack) {
   auto& m = make(1, 4 * KiB, 4 * KiB);
   for (uint64_t c = 1; c <= 6; ++c) m.create_chunk(ChunkId(c), 2 * KiB);

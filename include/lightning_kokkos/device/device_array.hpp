@@ -13,11 +13,11 @@ namespace lightning {
 /// ArrayHandle<T, Rank> (the runtime patches them per chunk), so it stands in for a
 /// lightning::View member of a functor and for a ported kernel's array parameter.
 ///
-/// No per-access cost over a raw pointer: the generated entry point calls rebase() once on
-/// every array, which folds the chunk offset into `data` (as the paper's types do on
-/// construction), so element access subtracts nothing; and the last axis has unit stride
-/// by the runtime's contract (chunks are row-major over their box), so `a(i, j)` is
-/// `data[i * stride[0] + j]`. Element access is valid only after rebase().
+/// No per-access cost over a raw pointer: before a launch the runtime folds the chunk
+/// offset into `data` (`data -= offset`, `offset = 0`; cuda::fold_chunk_offsets), so element
+/// access subtracts nothing and no thread re-bases anything; and the last axis has unit
+/// stride by the runtime's contract (chunks are row-major over their box), so `a(i, j)` is
+/// `data[i * stride[0] + j]`. `offset` is never read here.
 template <class T, int Rank>
 struct DeviceArray {
   static_assert(Rank >= 1 && Rank <= 3, "arrays have 1 to 3 axes");
@@ -25,12 +25,6 @@ struct DeviceArray {
   static constexpr int rank = Rank;
 
   ArrayHandle<T, Rank> handle;
-
-  /// Folds the chunk offset into the data pointer (once, before any element access).
-  LIGHTNING_INLINE void rebase() {
-    handle.data -= handle.offset;
-    handle.offset = 0;
-  }
 
   LIGHTNING_INLINE T& operator()(int64_t i) const {
     static_assert(Rank == 1, "rank-1 array: one index");
@@ -61,7 +55,7 @@ struct DeviceArray {
 
 /// A column-major array (a Kokkos::LayoutLeft lightning::View) in GPU code: indexed in the
 /// View's order, stored with its axes reversed, so element (i, j) is stored element (j, i)
-/// and the first index has unit stride. Same bytes and rebase() as DeviceArray.
+/// and the first index has unit stride. Same bytes and folded offset as DeviceArray.
 template <class T, int Rank>
 struct ReversedDeviceArray : DeviceArray<T, Rank> {
   using DeviceArray<T, Rank>::handle;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backend/cuda/kernel_codegen.hpp"
 #include "backend/cuda/region_copy.hpp"
 #include "core/error.hpp"
 #include "core/size_text.hpp"
@@ -25,12 +26,15 @@ std::chrono::steady_clock::time_point now() {
 
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors) {
   const int64_t needed = (volume + kBlockThreads - 1) / kBlockThreads;
-  const int64_t cap = reduction ? std::max(1, multiprocessors) * int64_t{8} : int64_t{1} << 24;
-  return std::max<int64_t>(1, std::min(needed, cap));
+  const int64_t sms = std::max(1, multiprocessors);
+  if (reduction) return std::max<int64_t>(1, std::min(needed, sms * 8));
+  const int64_t four_waves = std::min(needed, sms * 32);
+  const int64_t blocks = std::max((needed + kIndicesPerThread - 1) / kIndicesPerThread, four_waves);
+  return std::max<int64_t>(1, std::min(blocks, int64_t{1} << 24));
 }
 
-// What an operation's last host function needs: whom to tell, since when, what failed, and
-// the pinned blocks to give back. Owned by the host function once enqueued.
+// What an operation's completion needs: whom to tell, since when, what failed, and the
+// pinned blocks to give back. Owned by the stream's waiter once the wait is queued.
 struct CudaDevice::Completion {
   Done done;
   OpSpan span;
@@ -62,16 +66,24 @@ CudaDevice::CudaDevice(DeviceId id, const GpuContext& context,
   api_.check(api_.cuStreamCreate(&copy_out_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
   compute_thread_ = std::make_unique<host::Executor>(id.to_string() + " compute");
   copy_thread_ = std::make_unique<host::Executor>(id.to_string() + " copy");
+  compute_waiter_ = std::make_unique<host::Executor>(id.to_string() + " compute wait");
+  copy_in_waiter_ = std::make_unique<host::Executor>(id.to_string() + " copy-in wait");
+  copy_out_waiter_ = std::make_unique<host::Executor>(id.to_string() + " copy-out wait");
 }
 
 CudaDevice::~CudaDevice() {
   compute_thread_.reset();
   copy_thread_.reset();
+  // The waiters report the last completions once the GPU has reached them.
+  compute_waiter_.reset();
+  copy_in_waiter_.reset();
+  copy_out_waiter_.reset();
   if (api_.cuCtxSetCurrent(context_.context()) != CUDA_SUCCESS) return;
   for (CUstream s : {compute_, copy_in_, copy_out_}) {
-    api_.cuStreamSynchronize(s);  // runs the last host functions, which report completions
+    api_.cuStreamSynchronize(s);
     api_.cuStreamDestroy(s);
   }
+  for (CUevent e : free_events_) api_.cuEventDestroy(e);
   for (CUmodule m : modules_) api_.cuModuleUnload(m);
   if (scratch_ != 0) api_.cuMemFree(scratch_);
 }
@@ -89,20 +101,61 @@ const GpuContext* CudaDevice::context_of(const worker::MemorySpace& space) const
   return it->second;
 }
 
-// Ends an operation: a host function behind the stream's work reports it (and releases its
-// pinned blocks). Runs on the driver's callback thread: no driver calls there. `c` is
-// released once the host function is enqueued; when that fails it stays with the caller,
-// which reports the error.
-void CudaDevice::finish_with_host_function(CUstream stream, std::unique_ptr<Completion>& c) {
-  auto finish = [](void* p) {
-    std::unique_ptr<Completion> done(static_cast<Completion*>(p));
-    done->span.end = now();
-    for (void* b : done->blocks) done->pinned->release(b);
-    done->done(std::move(done->error), done->span);
-  };
+// Ends an operation: an event recorded behind the stream's work, which the stream's waiter
+// thread waits for before it reports the operation (and releases its pinned blocks). The
+// stream itself never waits for the host: a host function here (cuLaunchHostFunc) held
+// every later operation of the stream until the driver's callback thread had run it. `c` is
+// released once the wait is queued; when that fails it stays with the caller, which reports
+// the error.
+void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>& c) {
+  CUevent event = take_event();
+  const CUresult recorded = api_.cuEventRecord(event, stream);
+  if (recorded != CUDA_SUCCESS) {
+    give_event(event);
+    api_.check(recorded, "cuEventRecord");
+  }
+  host::Executor& waiter = stream == compute_   ? *compute_waiter_
+                           : stream == copy_in_ ? *copy_in_waiter_
+                                                : *copy_out_waiter_;
   Completion* raw = c.get();
-  api_.check(api_.cuLaunchHostFunc(stream, finish, raw), "cuLaunchHostFunc");
-  c.release();  // the host function owns it now
+  waiter.execute(
+      [this, event, raw] {
+        std::unique_ptr<Completion> done(raw);
+        try {
+          context_.make_current();
+          api_.check(api_.cuEventSynchronize(event), "cuEventSynchronize",
+                     "while waiting for an operation of " + id_.to_string());
+        } catch (...) {
+          if (!done->error) done->error = std::current_exception();
+        }
+        done->span.end = now();
+        give_event(event);
+        for (void* b : done->blocks) done->pinned->release(b);
+        done->done(std::move(done->error), done->span);
+      },
+      nullptr);
+  c.release();  // the waiter owns it now
+}
+
+CUevent CudaDevice::take_event() {
+  {
+    std::lock_guard<std::mutex> lock(events_mutex_);
+    if (!free_events_.empty()) {
+      CUevent e = free_events_.back();
+      free_events_.pop_back();
+      return e;
+    }
+  }
+  CUevent e = nullptr;
+  // Blocking sync: the waiter sleeps until the GPU gets there instead of spinning a core.
+  api_.check(api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC),
+             "cuEventCreate", "for the completions of " + id_.to_string());
+  return e;
+}
+
+void CudaDevice::give_event(CUevent event) {
+  std::lock_guard<std::mutex> lock(events_mutex_);
+  free_events_.push_back(event);
 }
 
 void CudaDevice::enqueue_copy(CUstream stream, const PlacedBuffer& dst, const PlacedBuffer& src,
@@ -171,7 +224,7 @@ void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done
               src.space.is_device() && context_of(src.space)->context() == context_.context();
           const CUstream stream = outbound ? copy_out_ : copy_in_;
           enqueue_copy(stream, dst, src, region);
-          finish_with_host_function(stream, c);
+          finish_with_event(stream, c);
         } catch (...) {
           if (c) c->done(std::current_exception(), {c->span.start, now()});
         }
@@ -236,7 +289,7 @@ void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done
       nullptr);
 }
 
-CUfunction CudaDevice::function_for(const KernelRun& run) {
+CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   const worker::KernelInfo& kernel = *run.info;
   KernelSpecialization spec;
   spec.block_size = kBlockThreads;
@@ -252,9 +305,15 @@ CUfunction CudaDevice::function_for(const KernelRun& run) {
   CUmodule module = nullptr;
   api_.check(api_.cuModuleLoadData(&module, image.cubin.data()), "cuModuleLoadData", where);
   modules_.push_back(module);
-  CUfunction f = nullptr;
-  api_.check(api_.cuModuleGetFunction(&f, module, image.entry.c_str()), "cuModuleGetFunction",
-             where);
+  Functions f;
+  api_.check(api_.cuModuleGetFunction(&f.general, module, image.entry.c_str()),
+             "cuModuleGetFunction", where);
+  // Generated rank-1 kernels without reduction also have a one-index-per-thread entry.
+  const CUresult cover = api_.cuModuleGetFunction(&f.cover, module, kCoverEntryName);
+  if (cover == CUDA_ERROR_NOT_FOUND)
+    f.cover = nullptr;
+  else
+    api_.check(cover, "cuModuleGetFunction", where);
   functions_[key] = f;
   return f;
 }
@@ -265,7 +324,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     throw Error(ErrorKind::kInternal, "functor of " + std::to_string(run.functor.size()) +
                                           " bytes, kernel expects " +
                                           std::to_string(info.functor_size));
-  const CUfunction f = function_for(run);
+  const Functions functions = functions_for(run);
   jit::LaunchBox box{};
   const Rect& sb = run.superblock;
   if (sb.rank() > 3)
@@ -306,6 +365,10 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     }
     partials = scratch_;
   }
+  // Generated code indexes `data` with global indices and never reads the offset.
+  fold_chunk_offsets(info, run.functor.data());
+  const CUfunction f =
+      functions.cover && blocks * kBlockThreads >= volume ? functions.cover : functions.general;
   void* params[] = {run.functor.data(), &box, &partials};
   api_.check(
       api_.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kBlockThreads, 1, 1, 0, compute_,
@@ -352,9 +415,9 @@ void CudaDevice::launch(KernelRun run, Done done) {
         try {
           context_.make_current();
           issue_launch(run, *c);
-          finish_with_host_function(compute_, c);
+          finish_with_event(compute_, c);
         } catch (...) {
-          if (!c) return;  // the host function owns it: it will report
+          if (!c) return;  // the waiter owns it: it will report
           std::string what = "unknown exception";
           try {
             throw;

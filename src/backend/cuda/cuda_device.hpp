@@ -1,6 +1,7 @@
 // One GPU behind the worker's Device interface: kernels from the JIT launched on a compute
-// stream, copies on copy-in and copy-out streams, completions reported by host functions
-// enqueued behind the work (the worker's threads never wait for the GPU).
+// stream, copies on copy-in and copy-out streams, completions reported by a waiter thread per
+// stream from events recorded behind the work (the worker's threads never wait for the GPU,
+// and the streams never wait for the host).
 #pragma once
 
 #include <cuda.h>
@@ -8,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -25,19 +27,26 @@ namespace lightning::cuda {
 /// thread's point from its linear index).
 inline constexpr int kBlockThreads = 256;
 
-/// Number of blocks for a launch of `volume` threads: ceil(volume / kBlockThreads), one
-/// thread per index up to 2^24 blocks (the entry point loops over the rest, grid-stride).
+/// Indices each thread of a large launch runs (see grid_blocks).
+inline constexpr int64_t kIndicesPerThread = 4;
+
+/// Number of blocks for a launch of `volume` threads. Kernels without reduction: a grid of a
+/// kIndicesPerThread-th of the indices (each thread runs that many, grid-stride), but never
+/// fewer blocks than four waves (32 per SM) or than one thread per index, whichever is
+/// smaller, and at most 2^24; so small launches keep one index per thread (and the
+/// one-index-per-thread entry point), large ones start and retire 4 times fewer blocks
+/// (measured 7-14% faster than one index per thread on an H200, docs/results.md).
 /// Reductions are capped at 8 blocks per SM: each block writes one partial, which the host
-/// joins. (Grids of 32 blocks per SM were measured too: faster for saxpy, much slower for the
-/// stencil through the runtime; see docs/results.md.)
+/// joins.
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
 
 /// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel
 /// lookup in the JIT, module loading, launches) and "D<n> copy" (copies, and host jobs,
 /// which wait for their transfers). Three non-blocking streams carry it: compute, copy-in
-/// (towards this GPU) and copy-out (from it). Every operation ends with a host function
-/// (cuLaunchHostFunc) that calls `done`: on the driver's callback thread, so `done` must
-/// not call the driver.
+/// (towards this GPU) and copy-out (from it). Every operation ends with an event; one waiter
+/// thread per stream ("D<n> compute wait", ...) waits for the events in order and calls
+/// `done`. (Reductions also run a host function inside the compute stream, to join the
+/// partials; `done` may call the driver.)
 class CudaDevice final : public worker::Device {
  public:
   /// `gpus` maps every device of the worker (this one included) to its GPU's context, for
@@ -57,12 +66,20 @@ class CudaDevice final : public worker::Device {
 
  private:
   struct Completion;
-  CUfunction function_for(const worker::KernelRun& run);
+  /// A kernel's entry points in its module: the general one (grid-stride) and, where the
+  /// code generator made one, the one-index-per-thread entry for grids that cover the box.
+  struct Functions {
+    CUfunction general = nullptr;
+    CUfunction cover = nullptr;
+  };
+  Functions functions_for(const worker::KernelRun& run);
   void issue_launch(worker::KernelRun& run, Completion& completion);
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;
-  void finish_with_host_function(CUstream stream, std::unique_ptr<Completion>& completion);
+  void finish_with_event(CUstream stream, std::unique_ptr<Completion>& completion);
+  CUevent take_event();
+  void give_event(CUevent event);
 
   DeviceId id_;
   const GpuContext& context_;
@@ -73,12 +90,17 @@ class CudaDevice final : public worker::Device {
   CUstream compute_ = nullptr, copy_in_ = nullptr, copy_out_ = nullptr;
 
   // State of the compute thread.
-  std::map<std::pair<const worker::KernelInfo*, std::string>, CUfunction> functions_;
+  std::map<std::pair<const worker::KernelInfo*, std::string>, Functions> functions_;
   std::vector<CUmodule> modules_;
   CUdeviceptr scratch_ = 0;  // per-block partials of reductions, reused in stream order
   uint64_t scratch_bytes_ = 0;
 
+  // Completion events, reused.
+  std::mutex events_mutex_;
+  std::vector<CUevent> free_events_;
+
   // Declared last: destroyed (drained) first.
+  std::unique_ptr<host::Executor> compute_waiter_, copy_in_waiter_, copy_out_waiter_;
   std::unique_ptr<host::Executor> compute_thread_;
   std::unique_ptr<host::Executor> copy_thread_;
 };

@@ -3,10 +3,13 @@
 #include "backend/cuda/kernel_codegen.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <limits>
 #include <sstream>
 
 #include "core/error.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
 
 namespace lightning::cuda {
 
@@ -172,15 +175,6 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info) {
   for (const std::string& header : info.device.includes) out << "#include \"" << header << "\"\n";
 }
 
-// The rebase() of every array member of `var`: chunk offsets folded in once per thread.
-std::string rebase_arrays(const std::vector<Member>& members, const std::string& var) {
-  std::string text;
-  for (const Member& m : members)
-    if (m.type.rfind("lightning::DeviceArray<", 0) == 0)
-      text += "  " + var + "." + m.name + ".rebase();\n";
-  return text;
-}
-
 GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecialization& spec) {
   const int rank = info.device.index_rank;
   if (rank < 1 || rank > 3)
@@ -203,61 +197,75 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   const std::string value_type(name_of(spec.reduce_type));
   const std::string value_param = reduces ? ", " + value_type + "& value" : "";
   const std::string extra = reduces ? ", value" : "";
-  // The threads' loop, for 32- or 64-bit index arithmetic (32 bits halve the instructions
-  // per index, which memory-bound kernels at full bandwidth notice). Not unrolled: the
-  // grid usually covers the box, one index per thread, and unrolling costs every thread a
-  // trip-count division.
-  out << "namespace lightning_generated {\n\n"
-      << "template <class I>\n"
-      << "__device__ __forceinline__ void run_threads(const Functor& g, "
-         "const lightning::jit::LaunchBox& box, const I volume, const I stride"
-      << value_param << ") {\n"
-      << "  const I lo0 = static_cast<I>(box.lo[0]);\n";
-  if (rank >= 2)
-    out << "  const I lo1 = static_cast<I>(box.lo[1]);\n"
+  const std::string parameters =
+      "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
+      "void* partials)";
+  if (rank >= 2) {
+    // The threads' loop over the box's linear indices, split into the operator's indices by
+    // division: in 32-bit arithmetic where everything fits (a 64-bit division is a long
+    // subroutine). Not unrolled: the grid usually covers the box, one index per thread, and
+    // unrolling costs every thread a trip-count division.
+    out << "namespace lightning_generated {\n\n"
+        << "template <class I>\n"
+        << "__device__ __forceinline__ void run_threads(const Functor& g, "
+           "const lightning::jit::LaunchBox& box, const I volume, const I stride"
+        << value_param << ") {\n"
+        << "  const I lo0 = static_cast<I>(box.lo[0]);\n"
+        << "  const I lo1 = static_cast<I>(box.lo[1]);\n"
         << "  const I n1 = static_cast<I>(box.hi[1] - box.lo[1]);\n";
-  if (rank == 3)
-    out << "  const I lo2 = static_cast<I>(box.lo[2]);\n"
-        << "  const I n2 = static_cast<I>(box.hi[2] - box.lo[2]);\n";
-  out << "#pragma unroll 1\n"
-      << "  for (I t = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + "
-         "static_cast<I>(threadIdx.x);\n"
-      << "       t < volume; t += stride) {\n";
-  if (rank == 1) {
-    out << "    g(lo0 + t" << extra << ");\n";
-  } else if (rank == 2) {
-    out << "    g(lo0 + t / n1, lo1 + t % n1" << extra << ");\n";
-  } else {
-    out << "    const I r = t % (n1 * n2);\n"
-        << "    g(lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2" << extra << ");\n";
+    if (rank == 3)
+      out << "  const I lo2 = static_cast<I>(box.lo[2]);\n"
+          << "  const I n2 = static_cast<I>(box.hi[2] - box.lo[2]);\n";
+    out << "#pragma unroll 1\n"
+        << "  for (I t = static_cast<I>(blockIdx.x) * static_cast<I>(blockDim.x) + "
+           "static_cast<I>(threadIdx.x);\n"
+        << "       t < volume; t += stride) {\n";
+    if (rank == 2) {
+      out << "    g(lo0 + t / n1, lo1 + t % n1" << extra << ");\n";
+    } else {
+      out << "    const I r = t % (n1 * n2);\n"
+          << "    g(lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2" << extra << ");\n";
+    }
+    out << "  }\n}\n\n}  // namespace lightning_generated\n\n";
   }
-  out << "  }\n}\n\n}  // namespace lightning_generated\n\n";
 
+  // The operator runs on the parameter itself: the runtime has folded each chunk's offset
+  // into its array's data pointer (docs/cuda.md), so nothing is copied or re-based here.
   out << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kEntryName
-      << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
-         "void* partials) {\n"
-      << "  lightning_generated::Functor g = f;  // local copy: offsets folded in once\n"
-      << rebase_arrays(members, "g");
+      << parameters << " {\n";
   if (reduces)
     out << "  " << value_type << " value = " << identity_literal(spec.reduce_op, spec.reduce_type)
         << ";\n";
-  // 32 bits when every index, the volume and the last loop step fit (they do for any
-  // superblock of fewer than 2^31 threads in arrays of fewer than 2^31 rows). Only the
-  // operator's axes are looked at: the others are 0..1 by the ABI.
-  out << "  const int64_t limit = 0x7fffffff;\n"
-      << "  const int64_t volume = ";
-  for (int a = 0; a < rank; ++a)
-    out << (a ? " * " : "") << "(box.hi[" << a << "] - box.lo[" << a << "])";
-  out << ";\n"
-      << "  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;\n"
-      << "  if (";
-  for (int a = 0; a < rank; ++a) out << "box.hi[" << a << "] <= limit && ";
-  out << "volume + stride <= limit)\n"
-      << "    lightning_generated::run_threads<int32_t>(g, box, static_cast<int32_t>(volume), "
-         "static_cast<int32_t>(stride)"
-      << extra << ");\n"
-      << "  else\n"
-      << "    lightning_generated::run_threads<int64_t>(g, box, volume, stride" << extra << ");\n";
+  if (rank == 1) {
+    // Grid-stride in 64 bits: without a division to save, 32 bits buy nothing here, and
+    // 64 bits are right for any box.
+    out << "  const int64_t hi = box.hi[0];\n"
+        << "  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;\n"
+        << "#pragma unroll 1\n"
+        << "  for (int64_t i = box.lo[0] + static_cast<int64_t>(blockIdx.x) * blockDim.x + "
+           "threadIdx.x; i < hi;\n"
+        << "       i += step)\n"
+        << "    f(i" << extra << ");\n";
+  } else {
+    // 32 bits when every index, the volume and the last loop step fit (they do for any
+    // superblock of fewer than 2^31 threads in arrays of fewer than 2^31 rows). Only the
+    // operator's axes are looked at: the others are 0..1 by the ABI.
+    out << "  const int64_t limit = 0x7fffffff;\n"
+        << "  const int64_t volume = ";
+    for (int a = 0; a < rank; ++a)
+      out << (a ? " * " : "") << "(box.hi[" << a << "] - box.lo[" << a << "])";
+    out << ";\n"
+        << "  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;\n"
+        << "  if (";
+    for (int a = 0; a < rank; ++a) out << "box.hi[" << a << "] <= limit && ";
+    out << "volume + stride <= limit)\n"
+        << "    lightning_generated::run_threads<int32_t>(f, box, static_cast<int32_t>(volume), "
+           "static_cast<int32_t>(stride)"
+        << extra << ");\n"
+        << "  else\n"
+        << "    lightning_generated::run_threads<int64_t>(f, box, volume, stride" << extra
+        << ");\n";
+  }
   if (reduces) {
     // Tree over the block in shared memory; any block size up to the baked one.
     out << "  __shared__ " << value_type << " scratch[" << block << "];\n"
@@ -277,7 +285,19 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
         << "*>(partials)[blockIdx.x] = scratch[0];\n";
   }
   out << "}\n";
-  return {out.str(), kEntryName, file_name_of(info.name)};
+  if (rank > 1 || reduces) return {out.str(), kEntryName, "", file_name_of(info.name)};
+  // Rank 1 without reduction: also the shape of a hand-written kernel, one index per thread
+  // and no loop, for grids that cover the box (the runtime's, up to 2^32 threads). The loop
+  // costs each thread its step and exit test: 1-2% at full bandwidth (docs/results.md).
+  out << "\n// One index per thread: the grid must cover the box (gridDim.x * blockDim.x >= "
+         "hi - lo).\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kCoverEntryName
+      << parameters << " {\n"
+      << "  const int64_t i = box.lo[0] + static_cast<int64_t>(blockIdx.x) * blockDim.x + "
+         "threadIdx.x;\n"
+      << "  if (i < box.hi[0]) f(i);\n"
+      << "}\n";
+  return {out.str(), kEntryName, kCoverEntryName, file_name_of(info.name)};
 }
 
 GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecialization& spec) {
@@ -296,18 +316,38 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
   out << "extern \"C\" __global__ void __launch_bounds__(" << spec.block_size << ") " << kEntryName
       << "(const lightning_generated::Params f, const lightning::jit::LaunchBox box, "
          "void* partials) {\n"
-      << "  lightning_generated::Params g = f;  // local copy: offsets folded in once\n"
-      << rebase_arrays(members, "g") << "  const int64_t first = box.lo[0] / blockDim.x;\n"
+      << "  const int64_t first = box.lo[0] / blockDim.x;\n"
       << "  const int64_t blocks = (box.hi[0] - box.lo[0] + blockDim.x - 1) / blockDim.x;\n"
       << "#pragma unroll 1\n"
       << "  for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {\n"
       << "    " << info.device.function << "(dim3(static_cast<unsigned>(first + b), 0, 0)";
-  for (const auto& p : info.signature.params) out << ", g." << p.name;
+  for (const auto& p : info.signature.params) out << ", f." << p.name;
   out << ");\n  }\n}\n";
-  return {out.str(), kEntryName, file_name_of(info.name)};
+  return {out.str(), kEntryName, "", file_name_of(info.name)};
 }
 
 }  // namespace
+
+void fold_chunk_offsets(const worker::KernelInfo& info, unsigned char* functor) {
+  const auto& params = info.signature.params;
+  for (const worker::ArraySlot& slot : info.arrays) {
+    if (slot.param < 0 || static_cast<size_t>(slot.param) >= params.size() ||
+        !params[slot.param].is_array)
+      throw Error(ErrorKind::kInternal, "kernel '" + info.name + "': array slot at byte " +
+                                            std::to_string(slot.byte_offset) +
+                                            " names no array parameter of its signature");
+    const uint64_t element = size_of(params[slot.param].type);
+    unsigned char* at = functor + slot.byte_offset;
+    uintptr_t data = 0;
+    int64_t offset = 0;
+    std::memcpy(&data, at + offsetof(RawArrayHandle, data), sizeof data);
+    std::memcpy(&offset, at + offsetof(RawArrayHandle, offset), sizeof offset);
+    data -= static_cast<uintptr_t>(offset) * element;  // modulo 2^64, as the GPU adds it back
+    offset = 0;
+    std::memcpy(at + offsetof(RawArrayHandle, data), &data, sizeof data);
+    std::memcpy(at + offsetof(RawArrayHandle, offset), &offset, sizeof offset);
+  }
+}
 
 std::string KernelSpecialization::key(bool reduces) const {
   std::string k = "b" + std::to_string(block_size);

@@ -28,12 +28,25 @@ struct KernelSpecialization {
 /// One generated translation unit.
 struct GeneratedKernel {
   std::string source;
-  std::string entry;      ///< the extern "C" __global__ function's name
+  std::string entry;  ///< the extern "C" __global__ function's name (grid-stride: any grid)
+  /// A second entry point with the same parameters that runs one index per thread and no
+  /// loop, valid only for grids that cover the box; empty when not generated (rank 1
+  /// without reduction only).
+  std::string cover_entry;
   std::string file_name;  ///< for NVRTC's messages, e.g. "lk_test__Saxpy.cu"
 };
 
 /// The name of the generated entry point (the same for every kernel: one per module).
 inline constexpr const char* kEntryName = "lightning_entry";
+/// The name of the one-index-per-thread entry point, where there is one (see GeneratedKernel).
+inline constexpr const char* kCoverEntryName = "lightning_entry_cover";
+
+/// Folds the chunk offset of every array handle in a kernel's bytes into its data pointer
+/// (`data -= offset` elements, `offset = 0`), as generated GPU code expects them: it indexes
+/// `data` with global indices and never reads `offset`. The handles still address the same
+/// elements. `data` may then point outside its allocation: the arithmetic is done on
+/// integers and the result is only dereferenced on the GPU at valid global indices.
+void fold_chunk_offsets(const worker::KernelInfo& info, unsigned char* functor);
 
 /// Generates the entry point of `info` (DeviceCode kFunctorBody or kPorted). Throws
 /// Error(ErrorKind::kCuda) naming the kernel when it has no GPU code, when a reduction asks
