@@ -328,9 +328,16 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
 
   // Merge duplicates: (chunk, memory) -> written.
   std::map<std::pair<ChunkId, size_t>, bool> merged;
+  std::map<std::pair<ChunkId, size_t>, bool> overwritten;  // every request for it overwrites
   for (const StageRequest& r : requests) {
     chunk_ref(r.chunk, "stage");
-    merged[{r.chunk, memory_index(r.where, "stage")}] |= r.will_write;
+    if (r.overwrites && !r.will_write)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "stage: chunk " + r.chunk.to_string() + " is overwritten but not written");
+    const std::pair<ChunkId, size_t> key{r.chunk, memory_index(r.where, "stage")};
+    merged[key] |= r.will_write;
+    auto [it, inserted] = overwritten.emplace(key, r.overwrites);
+    if (!inserted) it->second = it->second && r.overwrites;
   }
   std::unordered_map<ChunkId, int> places;
   for (const auto& [key, write] : merged) ++places[key.first];
@@ -438,10 +445,18 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
         held.push_back({id, h, merged.at({id, h})});
       }
     }
-    // Fill new copies (in request order, so a chunk wanted twice copies from the first).
+    // Fill new copies (in request order, so a chunk wanted twice copies from the first),
+    // except those the task overwrites whole: their old bytes would never be read.
     for (const auto& [key, write] : merged) {
       Chunk& c = chunks_.at(key.first);
-      if (!c.copies.at(key.second).valid) fill(key.first, c, key.second);
+      Copy& copy = c.copies.at(key.second);
+      if (copy.valid) continue;
+      if (overwritten.at(key)) {
+        copy.valid = true;
+        ++counters_.fills_skipped;
+      } else {
+        fill(key.first, c, key.second);
+      }
     }
     // Writers: the staged copy becomes the only one.
     for (const auto& [key, write] : merged) {

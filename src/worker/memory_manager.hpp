@@ -37,6 +37,9 @@ struct StageRequest {
   ChunkId chunk;
   MemorySpace where;  ///< a device of the manager, or the host
   bool will_write = false;
+  /// The task writes every byte of the chunk and reads none (a Recv or a copy into the whole
+  /// chunk): a copy staged for it is not filled first. Implies will_write.
+  bool overwrites = false;
 };
 
 enum class StageResult {
@@ -57,6 +60,7 @@ struct MemoryCounters {
   uint64_t bytes_read_from_disk = 0;
   uint64_t zero_fills = 0;     ///< copies materialised as zeros (never-written chunks)
   uint64_t invalidations = 0;  ///< copies dropped because a task wrote another copy
+  uint64_t fills_skipped = 0;  ///< copies staged without their old bytes (overwritten whole)
 };
 
 /// The memory manager of one worker.
@@ -65,7 +69,8 @@ struct MemoryCounters {
 /// that exists holds the chunk's current contents ("valid"): when a task stages a chunk for
 /// writing, the other copies are dropped at once, so the written copy is the only one (and is
 /// dirty: it must be written back before it is evicted). A chunk that was never staged has no
-/// copy; its first staging materialises zeros.
+/// copy; its first staging materialises zeros. A copy staged for a task that overwrites the
+/// whole chunk (StageRequest::overwrites) is not filled at all.
 ///
 /// stage() locks copies for a token (one task); unstage() unlocks them. Locked copies are
 /// never moved or evicted. When a memory is full, unlocked copies are evicted least recently

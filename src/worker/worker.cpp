@@ -187,10 +187,17 @@ MemorySpace Worker::space_for(const Task& task, ChunkId chunk) const {
 }
 
 void Worker::stage_task(const Task& task) {
+  // Data tasks that write a whole chunk without reading it (a Recv, a Copy, Fill or HostWrite
+  // into all of it) need not have its old bytes staged. Kernels are not trusted to write every
+  // element they declare.
+  const bool data_task = !std::holds_alternative<planner::ExecuteTask>(task.kind);
   StageOp op{task.id, {}};
-  for (const auto& a : task.accesses)
-    op.requests.push_back(
-        {a.chunk, space_for(task, a.chunk), a.mode != planner::ChunkAccessMode::kRead});
+  for (const auto& a : task.accesses) {
+    const bool write = a.mode != planner::ChunkAccessMode::kRead;
+    const bool overwrites = data_task && a.mode == planner::ChunkAccessMode::kWrite &&
+                            a.region == chunks_.at(a.chunk).box;
+    op.requests.push_back({a.chunk, space_for(task, a.chunk), write, overwrites});
+  }
   staging_ops_.push(std::move(op));
 }
 

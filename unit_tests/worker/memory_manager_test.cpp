@@ -274,6 +274,36 @@ TEST_F(MemoryManagerTest, MultipleValidCopiesAndInvalidationOnWrite) {
   expect_chunk(1, host(), 2);
 }
 
+// A task that overwrites a whole chunk gets a copy without the old bytes: neither zeros for a
+// new chunk nor a copy of the valid one elsewhere. What it writes is what readers see.
+TEST_F(MemoryManagerTest, OverwritingTasksSkipTheFill) {
+  auto& m = make(2, 8 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 3 * KiB);
+  m.create_chunk(ChunkId(2), 2 * KiB);
+  write_chunk(1, dev(0), 1);
+  const MemoryCounters before = m.counters();
+  StageRequest over1 = write(1, dev(1)), over2 = write(2, dev(0));
+  over1.overwrites = over2.overwrites = true;
+  ASSERT_EQ(m.stage(7, {over1, over2}), StageResult::kStaged);
+  EXPECT_EQ(m.counters().bytes_copied, before.bytes_copied);  // C1's valid copy on D0 not fetched
+  EXPECT_EQ(m.counters().zero_fills, before.zero_fills);      // C2 not zeroed
+  EXPECT_EQ(m.counters().fills_skipped, before.fills_skipped + 2);
+  EXPECT_FALSE(m.has_copy(ChunkId(1), dev(0)));  // the overwritten copy is the only one
+  put(m, 1, dev(1), pattern(3 * KiB, 5));
+  put(m, 2, dev(0), pattern(2 * KiB, 6));
+  m.unstage(7);
+  expect_chunk(1, host(), 5);
+  expect_chunk(2, dev(1), 6);
+  // Asked for together with a plain write of the same chunk, it is filled as usual.
+  ASSERT_EQ(m.stage(8, {over1, write(1, dev(1))}), StageResult::kStaged);
+  EXPECT_TRUE(holds(m, 1, dev(1), pattern(3 * KiB, 5)));
+  m.unstage(8);
+  StageRequest not_written = read(1, dev(0));
+  not_written.overwrites = true;
+  expect_error([&] { m.stage(9, {not_written}); }, ErrorKind::kInvalidArgument);
+  m.check_invariants();
+}
+
 TEST_F(MemoryManagerTest, WriteRemovesStaleSpillFile) {
   auto& m = make(1, 2 * KiB, 0);
   m.create_chunk(ChunkId(1), 2 * KiB);
