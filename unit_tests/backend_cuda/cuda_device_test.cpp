@@ -254,12 +254,11 @@ TEST_F(CudaDeviceTest, HostJobsSeeTheRegionAndWriteItBack) {
   for (int i = 0; i < 1000; ++i) EXPECT_EQ(dst[i], i >= 100 && i < 300 ? -i : i) << i;
 }
 
+// Writes a rank-1 handle's 32 bytes (a RawArrayHandle is larger: it has room for rank 3).
 void patch(std::vector<uint8_t>& functor, size_t offset, void* data, int64_t lo, int64_t n) {
-  auto* h = reinterpret_cast<RawArrayHandle*>(functor.data() + offset);
-  h->data = data;
-  h->offset = lo;
-  h->stride_and_extent[0] = 1;
-  h->stride_and_extent[1] = n;
+  const int64_t fields[3] = {lo, 1, n};  // offset, stride, extent
+  std::memcpy(functor.data() + offset, &data, sizeof data);
+  std::memcpy(functor.data() + offset + sizeof data, fields, sizeof fields);
 }
 
 TEST_F(CudaDeviceTest, LaunchesAKernelOverASuperblockWithGlobalIndices) {
@@ -308,6 +307,29 @@ TEST_F(CudaDeviceTest, ReductionsJoinThePerBlockPartialsIntoThePartialChunk) {
   double want = 0;
   for (int64_t i = 10; i < n; ++i) want += x[i];
   EXPECT_EQ(value, want);  // integers: exact in any order
+}
+
+// The first reductions on the second GPU: their pinned blocks are new (the pool pins them in
+// its own context) and so are their completion events, which must still belong to the
+// device's context (they did not: cuEventRecord failed with an invalid handle).
+TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpuAllocatingPinnedBlocks) {
+  if (devices_.size() < 2) GTEST_SKIP() << "one GPU";
+  static const KernelInfo info = sum_info();
+  for (int64_t n : {1'000'003, 2'000'003, 3'000'001}) {  // new partial sizes: new pinned blocks
+    std::vector<double> x(n, 1.0);
+    const Rect all({0}, {n});
+    const auto dx = on_device(1, all, 8);
+    copy(1, dx, on_host(x.data(), all, 8), all);
+    const auto partial = on_device(1, Rect(Point{}, Point{}), 8, 32 << 20);
+    KernelRun run{&info, "sum", std::vector<uint8_t>(sizeof(Sum)), all, partial.data};
+    patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
+    Waiter w;
+    devices_[1]->launch(std::move(run), w.done());
+    w.wait();
+    double value = -1;
+    copy(1, on_host(&value, partial.box, 8), partial, partial.box);
+    EXPECT_EQ(value, double(n));
+  }
 }
 
 TEST_F(CudaDeviceTest, AKernelWithoutImageFailsNamingTheKernelAndSuperblock) {

@@ -147,6 +147,7 @@ CUevent CudaDevice::take_event() {
     }
   }
   CUevent e = nullptr;
+  context_.make_current();  // events belong to the context they are created in
   // Blocking sync: the waiter sleeps until the GPU gets there instead of spinning a core.
   api_.check(api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING | CU_EVENT_BLOCKING_SYNC),
              "cuEventCreate", "for the completions of " + id_.to_string());

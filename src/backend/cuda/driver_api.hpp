@@ -24,6 +24,7 @@ namespace lightning::cuda {
   X(cuDevicePrimaryCtxRetain)              \
   X(cuDevicePrimaryCtxRelease)             \
   X(cuCtxSetCurrent)                       \
+  X(cuCtxGetCurrent)                       \
   X(cuCtxEnablePeerAccess)                 \
   X(cuMemGetInfo)                          \
   X(cuStreamCreate)                        \

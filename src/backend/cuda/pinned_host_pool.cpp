@@ -40,6 +40,18 @@ void* PinnedHostPool::allocate(uint64_t bytes) {
     }
   }
   const DriverApi& api = context_.api();
+  // The pool's context, for this call only: the caller (a device's thread) goes on issuing
+  // work in its own, and an event created in the wrong context cannot be recorded on its
+  // streams.
+  CUcontext caller = nullptr;
+  api.check(api.cuCtxGetCurrent(&caller), "cuCtxGetCurrent");
+  struct Restore {
+    const DriverApi& api;
+    CUcontext context;
+    ~Restore() {
+      if (context) api.cuCtxSetCurrent(context);
+    }
+  } restore{api, caller};
   context_.make_current();
   for (void* block : to_free) api.check(api.cuMemFreeHost(block), "cuMemFreeHost");
   void* block = nullptr;

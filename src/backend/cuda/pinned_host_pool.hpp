@@ -13,7 +13,8 @@ namespace lightning::cuda {
 
 /// Pinned host blocks (cuMemHostAlloc, portable: every context of the process may use them),
 /// in units of kUnit bytes. release() keeps a block for the next allocate() of the same
-/// rounded size; allocate() frees cached blocks beyond `cache_limit` bytes. Thread-safe.
+/// rounded size; allocate() frees cached blocks beyond `cache_limit` bytes. Thread-safe; the
+/// calling thread's current context is the same after allocate() as before.
 /// release() never calls the driver, so host functions running in the driver's callback
 /// thread may call it.
 class PinnedHostPool {
