@@ -82,12 +82,13 @@ void Scheduler::pump() {
       continue;
     }
     if (n.device.valid()) {
-      uint64_t& staged = staged_[n.device.value()];
-      if (staged > 0 && staged + n.bytes > staging_limit_) {
+      Staged& staged = staged_[n.device.value()];
+      if (staged.tasks >= kAlwaysStaged && staged.bytes + n.bytes > staging_limit_) {
         held.push_back(id);
         continue;
       }
-      staged += n.bytes;
+      staged.bytes += n.bytes;
+      ++staged.tasks;
     }
     n.state = State::kStaging;
     sink_.stage(n.task);
@@ -103,16 +104,23 @@ void Scheduler::on_staged(TaskId id) {
 
 void Scheduler::on_failed(TaskId id, const std::string& error) {
   Node& n = nodes_.at(id);
-  if (n.device.valid()) staged_[n.device.value()] -= n.bytes;
+  unbudget(n);
   finish(n, error);
   pump();
+}
+
+void Scheduler::unbudget(const Node& n) {
+  if (!n.device.valid()) return;
+  Staged& staged = staged_[n.device.value()];
+  staged.bytes -= n.bytes;
+  --staged.tasks;
 }
 
 void Scheduler::on_ran(TaskId id, const std::string& error) {
   Node& n = nodes_.at(id);
   if (needs_staging(n.task)) {
     sink_.unstage(n.task);
-    if (n.device.valid()) staged_[n.device.value()] -= n.bytes;
+    unbudget(n);
   }
   finish(n, error);
   pump();
@@ -148,7 +156,7 @@ void Scheduler::finish(Node& n, const std::string& error) {
 
 uint64_t Scheduler::staged_bytes(DeviceId device) const {
   auto it = staged_.find(device.value());
-  return it == staged_.end() ? 0 : it->second;
+  return it == staged_.end() ? 0 : it->second.bytes;
 }
 
 }  // namespace lightning::worker

@@ -34,8 +34,9 @@ class SchedulerSink {
 ///
 /// A task is Waiting until its dependencies are done (a Recv also waits for its message),
 /// then Ready. Ready tasks are staged oldest first (lowest id) while the bytes staged ahead on
-/// their device stay within the staging limit (a device with nothing staged always takes one
-/// task, however large). Staged tasks run; when they are done their chunks are released and
+/// their device stay within the staging limit; a device with fewer than kAlwaysStaged tasks
+/// staged always takes one more, however large, so that a task is issued while the one before
+/// it runs (a GPU then never waits for the host between two large tasks). Staged tasks run; when they are done their chunks are released and
 /// their successors wake. CreateChunk, DeleteChunk and Barrier tasks need no staging.
 /// A task whose dependency failed is skipped and reported failed, except DeleteChunk and
 /// Barrier tasks, which run anyway (memory is freed, fences return).
@@ -72,7 +73,15 @@ class Scheduler {
     uint64_t bytes = 0;
   };
 
+  /// Tasks a device may have staged whatever their size.
+  static constexpr int kAlwaysStaged = 2;
+  struct Staged {  // what a device has staged or running
+    uint64_t bytes = 0;
+    int tasks = 0;
+  };
+
   bool needs_staging(const planner::Task& t) const;
+  void unbudget(const Node& n);
   void make_ready(Node& n);
   void pump();
   void finish(Node& n, const std::string& error);
@@ -88,7 +97,7 @@ class Scheduler {
   std::unordered_map<uint64_t, std::string> arrived_tags_;  // messages whose Recv is not here yet
   std::unordered_map<uint64_t, TaskId> recv_of_tag_;        // Recvs still missing their message
   std::unordered_map<ChunkId, std::pair<DeviceId, uint64_t>> chunks_;  // home device, bytes
-  std::map<uint64_t, uint64_t> staged_;  // device -> bytes staged ahead
+  std::map<uint64_t, Staged> staged_;  // by device
   // Tasks that failed: a fragment submitted later may still depend on them (failures are
   // rare, so this stays small).
   std::unordered_map<TaskId, std::string> failed_;

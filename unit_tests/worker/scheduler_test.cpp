@@ -95,21 +95,25 @@ TEST(Scheduler, TasksRunAfterTheirDependenciesAndStageBeforeRunning) {
 TEST(Scheduler, TheStagingLimitHoldsBackWorkButNeverStarvesADevice) {
   RecordingSink sink;
   Scheduler s(sink, 100);
-  s.submit({create(0, 0, 0, 80), create(1, 1, 0, 80), create(2, 2, 0, 500)});
-  for (uint64_t t : {0, 1, 2}) s.on_ran(TaskId(t), "");
+  s.submit({create(0, 0, 0, 80), create(1, 1, 0, 80), create(2, 2, 0, 500),
+            create(6, 3, 0, 10)});
+  for (uint64_t t : {0, 1, 2, 6}) s.on_ran(TaskId(t), "");
   sink.take();
-  // Three ready fills on device D0: 80 + 80 would exceed 100, so one at a time, oldest first;
-  // the 500-byte one goes alone, when nothing else is staged.
-  s.submit({fill(3, 0, 80, {}), fill(4, 1, 80, {}), fill(5, 2, 500, {})});
-  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T3"}));
-  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 80u);
+  // Four ready fills on device D0. Two tasks are always staged, whatever their size (the next
+  // one is issued while one runs); beyond two, the bytes must stay within 100: so T3 and T4
+  // go at once, and T5 (500 bytes) and T7 wait, oldest first, for one of them to finish.
+  s.submit({fill(3, 0, 80, {}), fill(4, 1, 80, {}), fill(5, 2, 500, {}), fill(7, 3, 10, {})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T3", "stage T4"}));
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 160u);
   s.on_staged(TaskId(3));
   s.on_ran(TaskId(3), "");
-  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T3", "unstage T3", "done T3", "stage T4"}));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T3", "unstage T3", "done T3", "stage T5"}));
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 580u);
   s.on_staged(TaskId(4));
   s.on_ran(TaskId(4), "");
-  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T4", "unstage T4", "done T4", "stage T5"}));
-  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 500u);
+  // 500 + 10 exceed 100, but one task alone is always joined by a second.
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T4", "unstage T4", "done T4", "stage T7"}));
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 510u);
 }
 
 TEST(Scheduler, ARecvWaitsForItsMessageWhicheverComesFirst) {
