@@ -36,10 +36,10 @@ class SchedulerSink {
 /// then Ready. Ready tasks are staged oldest first (lowest id) while the bytes staged ahead on
 /// their device stay within the staging limit; a device with fewer than kAlwaysStaged tasks
 /// staged always takes one more, however large, so that a task is issued while the one before
-/// it runs (a GPU then never waits for the host between two large tasks). Staged tasks run; when they are done their chunks are released and
-/// their successors wake. CreateChunk, DeleteChunk and Barrier tasks need no staging.
-/// A task whose dependency failed is skipped and reported failed, except DeleteChunk and
-/// Barrier tasks, which run anyway (memory is freed, fences return).
+/// it runs (a GPU then never waits for the host between two large tasks). Staged tasks run; when
+/// they are done their chunks are released and their successors wake. CreateChunk, DeleteChunk and
+/// Barrier tasks need no staging. A task whose dependency failed is skipped and reported failed,
+/// except DeleteChunk and Barrier tasks, which run anyway (memory is freed, fences return).
 class Scheduler {
  public:
   Scheduler(SchedulerSink& sink, uint64_t staging_limit);
@@ -97,7 +97,7 @@ class Scheduler {
   std::unordered_map<uint64_t, std::string> arrived_tags_;  // messages whose Recv is not here yet
   std::unordered_map<uint64_t, TaskId> recv_of_tag_;        // Recvs still missing their message
   std::unordered_map<ChunkId, std::pair<DeviceId, uint64_t>> chunks_;  // home device, bytes
-  std::map<uint64_t, Staged> staged_;  // by device
+  std::map<uint64_t, Staged> staged_;                                  // by device
   // Tasks that failed: a fragment submitted later may still depend on them (failures are
   // rare, so this stays small).
   std::unordered_map<TaskId, std::string> failed_;

@@ -95,8 +95,7 @@ TEST(Scheduler, TasksRunAfterTheirDependenciesAndStageBeforeRunning) {
 TEST(Scheduler, TheStagingLimitHoldsBackWorkButNeverStarvesADevice) {
   RecordingSink sink;
   Scheduler s(sink, 100);
-  s.submit({create(0, 0, 0, 80), create(1, 1, 0, 80), create(2, 2, 0, 500),
-            create(6, 3, 0, 10)});
+  s.submit({create(0, 0, 0, 80), create(1, 1, 0, 80), create(2, 2, 0, 500), create(6, 3, 0, 10)});
   for (uint64_t t : {0, 1, 2, 6}) s.on_ran(TaskId(t), "");
   sink.take();
   // Four ready fills on device D0. Two tasks are always staged, whatever their size (the next
