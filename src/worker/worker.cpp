@@ -21,6 +21,14 @@ std::string what_of(const std::exception_ptr& e) {
   if (!e) return {};
   try {
     std::rethrow_exception(e);
+  } catch (const Error& ex) {
+    // A task's failure reaches the application as the driver's Error(kTask): without a
+    // "lightning: task failed: " of its own, which would then appear twice. Other kinds (out
+    // of memory, CUDA) keep theirs: they say what kind of failure made the task fail.
+    if (ex.kind() != ErrorKind::kTask) return ex.what();
+    std::string text = ex.message();
+    for (const std::string& line : ex.context()) text += "\n  " + line;
+    return text;
   } catch (const std::exception& ex) {
     return ex.what();
   } catch (...) {

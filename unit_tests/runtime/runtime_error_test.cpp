@@ -48,6 +48,7 @@ TEST_P(RuntimeError, AFailingKernelIsNamedAtTheNextFenceAndTheRuntimeGoesOn) {
         << m;
     EXPECT_NE(m.find("element 250 is cursed"), std::string::npos) << m;
     EXPECT_NE(m.find("more failed or skipped tasks"), std::string::npos) << m;
+    EXPECT_EQ(m.find("task failed"), std::string::npos) << "said once, by what(): " << m;
   }
   driver->fence();  // reported once
 
