@@ -288,11 +288,8 @@ class MpiTransport::Engine {
       int& next = next_payload_tag_[static_cast<size_t>(to)];
       h.payload_tag = next;
       next = next >= tag_ub_ ? kFirstPayloadTag : next + 1;
-    } else if (lent) {  // small: copied into the header, and given back at once
-      const auto* bytes = static_cast<const uint8_t*>(message.lent.data);
-      h.inline_payload.assign(bytes, bytes + size);
-      release(message);
     } else {
+      copy_lent_bytes(message);  // small lent bytes travel in the header, given back at once
       h.inline_payload = std::move(message.payload);
     }
     std::ostringstream os;
