@@ -9,6 +9,20 @@ find_package(spdlog REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(cereal REQUIRED)
 
+# libxxhash (Debian: libxxhash-dev) has no CMake package: found by hand, once per build.
+if(NOT TARGET lightning_xxhash)
+  find_path(LIGHTNING_XXHASH_INCLUDE_DIR xxhash.h)
+  find_library(LIGHTNING_XXHASH_LIBRARY NAMES xxhash)
+  if(NOT LIGHTNING_XXHASH_INCLUDE_DIR OR NOT LIGHTNING_XXHASH_LIBRARY)
+    message(FATAL_ERROR "libxxhash not found (Debian/Ubuntu: apt install libxxhash-dev); "
+                        "set LIGHTNING_XXHASH_INCLUDE_DIR and LIGHTNING_XXHASH_LIBRARY")
+  endif()
+  add_library(lightning_xxhash INTERFACE IMPORTED GLOBAL)
+  set_target_properties(lightning_xxhash PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${LIGHTNING_XXHASH_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES "${LIGHTNING_XXHASH_LIBRARY}")
+endif()
+
 # Kokkos Kernels: optional.
 set(LIGHTNING_HAVE_KOKKOS_KERNELS OFF)
 if(NOT LIGHTNING_ENABLE_KOKKOS_KERNELS STREQUAL "OFF")

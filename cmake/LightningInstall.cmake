@@ -16,12 +16,13 @@ install(DIRECTORY include/lightning_kokkos DESTINATION ${CMAKE_INSTALL_INCLUDEDI
         FILES_MATCHING PATTERN "*.hpp")
 set(_lightning_internal_headers
     core/data_type.hpp core/error.hpp core/ids.hpp core/point.hpp core/rect.hpp
+    core/reduction.hpp
     annotation/kernel_signature.hpp
     distribution/box_index.hpp distribution/chunk.hpp distribution/data_distribution.hpp
     distribution/data_layout.hpp distribution/device_set.hpp distribution/placement.hpp
     distribution/superblock.hpp distribution/work_distribution.hpp
-    planner/task.hpp
-    worker/device_code.hpp worker/kernel_registry.hpp worker/native_kernel.hpp)
+    kernel/device_code.hpp kernel/kernel_description.hpp kernel/kernel_registry.hpp
+    kernel/native_kernel.hpp)
 foreach(_h IN LISTS _lightning_internal_headers)
   get_filename_component(_dir ${_h} DIRECTORY)
   install(FILES src/${_h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/internal/${_dir})

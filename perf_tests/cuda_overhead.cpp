@@ -24,21 +24,21 @@
 #include "backend/cuda/driver_api.hpp"
 #include "backend/cuda/gpu_context.hpp"
 #include "backend/cuda/gpu_discovery.hpp"
-#include "backend/cuda/jit_kernel_images.hpp"
+#include "backend/cuda/jit_cache.hpp"
 #include "backend/cuda/kernel_codegen.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "driver/driver.hpp"
+#include "kernel/kernel_registry.hpp"
+#include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
-#include "worker/kernel_registry.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace {
 
 using namespace lightning;
 using annotation::KernelSignature;
-using worker::KernelRegistry;
+using kernel::KernelRegistry;
 
 // The host's functor and the same operator as GPU source: one body for both.
 #define LIGHTNING_BENCH_BODY(...)         \
@@ -66,10 +66,10 @@ struct Saxpy {
 
 template <class F, int Rank>
 KernelId add(const char* name, const char* annotation, KernelSignature signature,
-             std::vector<worker::ArraySlot> arrays, std::vector<size_t> offsets) {
-  worker::KernelInfo info =
-      worker::native_kernel<F, Rank>(name, annotation, std::move(signature), std::move(arrays));
-  info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+             std::vector<kernel::ArraySlot> arrays, std::vector<size_t> offsets) {
+  kernel::KernelInfo info =
+      kernel::native_kernel<F, Rank>(name, annotation, std::move(signature), std::move(arrays));
+  info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
   info.device.source = F::source();
   info.device.param_offsets = std::move(offsets);
   info.device.index_rank = Rank;
@@ -168,7 +168,7 @@ struct DirectTimes {
 };
 
 // Directly: the same cubin, two cuMemAlloc buffers, one stream, no lightning.
-DirectTimes direct(const cuda::GpuInfo& gpu, cuda::JitKernelImages& images, const Options& o,
+DirectTimes direct(const cuda::GpuInfo& gpu, cuda::JitCache& images, const Options& o,
                    bool stencil) {
   cuda::GpuContext context(gpu);
   context.make_current();
@@ -313,7 +313,7 @@ int main(int argc, char** argv) {
                    cuda::DriverApi::unavailable_reason().c_str());
       return 77;
     }
-    cuda::JitKernelImages images("");
+    cuda::JitCache images("");
     std::printf(
         "{\n  \"gpu\": \"%s\",\n  \"gpus_used_by_runtime\": %zu,\n  \"elements\": %lld,\n"
         "  \"chunks\": %lld,\n  \"iterations\": %d,\n  \"repeats\": %d,\n"

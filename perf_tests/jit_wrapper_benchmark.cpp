@@ -104,17 +104,17 @@ int main(int argc, char** argv) {
 
     // saxpy: reads x and y, writes y: 12 bytes per element.
     using Saxpy = lk_test::Saxpy<LView<const float*>, LView<float*>>;
-    const worker::KernelInfo& saxpy = worker::KernelRegistry::get(kernel_registration<Saxpy>().id);
+    const kernel::KernelInfo& saxpy = kernel::KernelRegistry::get(kernel_registration<Saxpy>().id);
     Saxpy sf;
     sf.a = 0.5f;
     std::vector<unsigned char> bytes(sizeof(Saxpy));
     std::memcpy(bytes.data(), static_cast<const void*>(&sf), sizeof(Saxpy));
-    patch(bytes, saxpy.arrays[0].byte_offset, x, all, {n});
-    patch(bytes, saxpy.arrays[1].byte_offset, y, all, {n});
+    patch(bytes, saxpy.description.arrays[0].byte_offset, x, all, {n});
+    patch(bytes, saxpy.description.arrays[1].byte_offset, y, all, {n});
     jit::LaunchBox box = box_of(all);
     void* no_partials = nullptr;
     void* generated_params[] = {bytes.data(), &box, &no_partials};
-    const CompiledKernel& gs = cache.get(saxpy, api->sm_major, api->sm_minor);
+    const KernelImage& gs = cache.get(saxpy, api->sm_major, api->sm_minor);
     const CUfunction gs_function = function_of(gs.cubin, gs.entry.c_str());
     const CUfunction gs_cover = function_of(gs.cubin, kCoverEntryName);
     const double g_saxpy = time_per_launch(gs_function, grid, generated_params, launches);
@@ -134,14 +134,14 @@ int main(int argc, char** argv) {
 
     // stencil over [1, n-1): reads in, writes out: 8 bytes per element.
     using Stencil = lk_test::Stencil<LView<const float*>, LView<float*>>;
-    const worker::KernelInfo& stencil =
-        worker::KernelRegistry::get(kernel_registration<Stencil>().id);
+    const kernel::KernelInfo& stencil =
+        kernel::KernelRegistry::get(kernel_registration<Stencil>().id);
     std::vector<unsigned char> sbytes(sizeof(Stencil), 0);
-    patch(sbytes, stencil.arrays[0].byte_offset, x, all, {n});
-    patch(sbytes, stencil.arrays[1].byte_offset, y, all, {n});
+    patch(sbytes, stencil.description.arrays[0].byte_offset, x, all, {n});
+    patch(sbytes, stencil.description.arrays[1].byte_offset, y, all, {n});
     jit::LaunchBox inner = box_of(Rect(Point{1}, Point{n - 1}));
     void* generated_stencil_params[] = {sbytes.data(), &inner, &no_partials};
-    const CompiledKernel& gst = cache.get(stencil, api->sm_major, api->sm_minor);
+    const KernelImage& gst = cache.get(stencil, api->sm_major, api->sm_minor);
     const unsigned inner_grid = static_cast<unsigned>((n - 2 + 255) / 256);
     const CUfunction gst_function = function_of(gst.cubin, gst.entry.c_str());
     const CUfunction gst_cover = function_of(gst.cubin, kCoverEntryName);

@@ -29,8 +29,8 @@
 #include "core/error.hpp"
 #include "driver/cluster.hpp"
 #include "driver/driver.hpp"
+#include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace {
 
@@ -50,13 +50,13 @@ struct Touch {
   void operator()(int64_t) const {}
 };
 
-const KernelId kCopy = worker::KernelRegistry::add(worker::native_kernel<Copy, 1>(
+const KernelId kCopy = kernel::KernelRegistry::add(kernel::native_kernel<Copy, 1>(
     "mpi_transfer_benchmark::copy", "global i => read src[i], write dst[i]",
     annotation::KernelSignature()
         .add_array("src", DataType::kFloat64, 1)
         .add_array("dst", DataType::kFloat64, 1),
     {{0, offsetof(Copy, src), 1}, {1, offsetof(Copy, dst), 1}}));
-const KernelId kTouch = worker::KernelRegistry::add(worker::native_kernel<Touch, 1>(
+const KernelId kTouch = kernel::KernelRegistry::add(kernel::native_kernel<Touch, 1>(
     "mpi_transfer_benchmark::touch", "global i => read src[i], write dst[i]",
     annotation::KernelSignature()
         .add_array("src", DataType::kFloat64, 1)

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "driver/driver.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/runtime.hpp"
 
 namespace lightning {
@@ -23,7 +24,7 @@ void ported_kernel_on_host(const void*, const Rect&, void*) {
 }
 }  // namespace
 
-worker::KernelInfo ported_kernel_info(const std::string& name, const std::string& source,
+kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string& source,
                                       const std::string& function,
                                       const std::vector<CudaParam>& params,
                                       const std::string& annotation) {
@@ -31,27 +32,29 @@ worker::KernelInfo ported_kernel_info(const std::string& name, const std::string
     throw Error(ErrorKind::kInvalidArgument, "ported CUDA kernel '" + name + "': " + what);
   };
   if (function.empty()) fail("no __device__ function named");
-  worker::KernelInfo info;
+  kernel::KernelInfo info;
   info.name = name;
-  info.annotation = annotation;
+  info.description.annotation = annotation;
   size_t at = 0;
   for (size_t p = 0; p < params.size(); ++p) {
     const CudaParam& param = params[p];
     if (param.name.empty()) fail("parameter " + std::to_string(p) + " has no name");
-    if (info.signature.find(param.name) >= 0)
+    if (info.description.signature.find(param.name) >= 0)
       fail("two parameters are called '" + param.name + "'");
     size_t size = 0;
     size_t align = 0;
     if (param.rank == 0) {
       size = align = size_of(param.type);
-      info.signature.add_scalar(param.name, param.type);
+      info.description.signature.add_scalar(param.name, param.type);
       if (is_integral(param.type))
-        info.scalars.push_back({static_cast<int>(p), (at + align - 1) / align * align, param.type});
+        info.description.scalars.push_back(
+            {static_cast<int>(p), (at + align - 1) / align * align, param.type});
     } else if (param.rank >= 1 && param.rank <= 3) {
-      size = 16 + 16 * static_cast<size_t>(param.rank);  // an ArrayHandle
+      size = static_cast<size_t>(array_handle_size(param.rank));
       align = 8;
-      info.signature.add_array(param.name, param.type, param.rank);
-      info.arrays.push_back({static_cast<int>(p), (at + align - 1) / align * align, param.rank});
+      info.description.signature.add_array(param.name, param.type, param.rank);
+      info.description.arrays.push_back(
+          {static_cast<int>(p), (at + align - 1) / align * align, param.rank});
     } else {
       fail("array '" + param.name + "' has rank " + std::to_string(param.rank) +
            " (1 to 3 axes, or 0 for a scalar)");
@@ -63,7 +66,7 @@ worker::KernelInfo ported_kernel_info(const std::string& name, const std::string
   info.functor_size = (at + 7) / 8 * 8;
   if (info.functor_size == 0) info.functor_size = 8;
   info.run_host = &ported_kernel_on_host;
-  info.device.kind = worker::DeviceCodeKind::kPorted;
+  info.device.kind = kernel::DeviceCodeKind::kPorted;
   info.device.source = source;
   info.device.function = function;
   return info;
@@ -74,11 +77,11 @@ worker::KernelInfo ported_kernel_info(const std::string& name, const std::string
 CudaKernel::CudaKernel(std::string name, std::string source, std::string function,
                        std::vector<CudaParam> params, std::string annotation)
     : name_(std::move(name)), params_(std::move(params)) {
-  worker::KernelInfo info =
+  kernel::KernelInfo info =
       detail::ported_kernel_info(name_, source, function, params_, annotation);
   offsets_ = info.device.param_offsets;
   functor_size_ = info.functor_size;
-  id_ = worker::KernelRegistry::add(std::move(info));
+  id_ = kernel::KernelRegistry::add(std::move(info));
 }
 
 CudaKernel CudaKernel::from_file(std::string name, const std::string& path, std::string function,

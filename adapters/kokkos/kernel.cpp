@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "core/error.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
 
 namespace lightning::detail {
 
@@ -45,7 +46,7 @@ std::string kernel_name(const std::type_info& type, const char* file) {
 }
 
 namespace {
-void check_offset(const worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+void check_offset(const kernel::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
                   std::size_t size) {
   if (offset < 0 || static_cast<std::size_t>(offset) + size > info.functor_size)
     throw Error(ErrorKind::kInvalidArgument, "LIGHTNING_KERNEL(" + info.name + "): '" + name +
@@ -53,25 +54,26 @@ void check_offset(const worker::KernelInfo& info, const std::string& name, std::
 }
 }  // namespace
 
-void add_array_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+void add_array_member(kernel::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
                       DataType type, int rank, bool axes_reversed) {
-  check_offset(info, name, offset, 16 + 16 * static_cast<std::size_t>(rank));
-  const int param = static_cast<int>(info.signature.params.size());
-  info.signature.add_array(name, type, rank, axes_reversed);
-  info.arrays.push_back({param, static_cast<std::size_t>(offset), rank});
+  check_offset(info, name, offset, static_cast<std::size_t>(array_handle_size(rank)));
+  const int param = static_cast<int>(info.description.signature.params.size());
+  info.description.signature.add_array(name, type, rank, axes_reversed);
+  info.description.arrays.push_back({param, static_cast<std::size_t>(offset), rank});
   info.device.param_offsets.push_back(static_cast<std::size_t>(offset));
 }
 
-void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+void add_scalar_member(kernel::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
                        DataType type) {
   check_offset(info, name, offset, size_of(type));
-  const int param = static_cast<int>(info.signature.params.size());
-  info.signature.add_scalar(name, type);
+  const int param = static_cast<int>(info.description.signature.params.size());
+  info.description.signature.add_scalar(name, type);
   info.device.param_offsets.push_back(static_cast<std::size_t>(offset));
-  if (is_integral(type)) info.scalars.push_back({param, static_cast<std::size_t>(offset), type});
+  if (is_integral(type))
+    info.description.scalars.push_back({param, static_cast<std::size_t>(offset), type});
 }
 
-KernelRegistration register_kernel_info(worker::KernelInfo info, const char* source) {
+KernelRegistration register_kernel_info(kernel::KernelInfo info, const char* source) {
   try {
     KernelRegistration r;
     r.name = info.name;
@@ -80,11 +82,11 @@ KernelRegistration register_kernel_info(worker::KernelInfo info, const char* sou
     // functor's layout; Kokkos' function macros are defined for it under NVRTC. Lambdas have
     // no text: host devices only.
     if (source && *source) {
-      info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+      info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
       info.device.source = source;
       info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
     }
-    r.id = worker::KernelRegistry::add(std::move(info));
+    r.id = kernel::KernelRegistry::add(std::move(info));
     return r;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lightning: LIGHTNING_KERNEL registration failed: %s\n", e.what());

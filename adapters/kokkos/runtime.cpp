@@ -13,10 +13,11 @@
 #include "core/error.hpp"
 #include "driver/driver.hpp"
 #include "driver/join.hpp"
+#include "kernel/kernel_registry.hpp"
 #include "lightning_kokkos/annotate.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/parallel.hpp"
 #include "lightning_kokkos/view.hpp"
-#include "worker/kernel_registry.hpp"
 
 namespace lightning {
 namespace {
@@ -217,12 +218,12 @@ void null_element_access(const ArrayControl* control) {
 
 void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
                    const int64_t* lower, const int64_t* upper, const Distributed& space,
-                   const ReduceTarget* reduce, const worker::KernelDescription* description) {
+                   const ReduceTarget* reduce, const kernel::KernelDescription* description) {
   driver::Driver& d = runtime();
-  const worker::KernelInfo& info = worker::KernelRegistry::get(id);
-  const auto& slots = description ? description->arrays : info.arrays;
-  const auto& signature = description ? description->signature : info.signature;
-  for (const worker::ArraySlot& slot : slots) {
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(id);
+  const kernel::KernelDescription& described = info.described_by(description);
+  const auto& signature = described.signature;
+  for (const kernel::ArraySlot& slot : described.arrays) {
     if (!arrays.at(static_cast<size_t>(slot.param)).valid())
       throw Error(ErrorKind::kInvalidArgument,
                   "kernel '" + info.name + "': View member '" +
@@ -243,43 +244,41 @@ void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays
   l.description = description;
   if (reduce) {
     l.result = reduce->result;
-    l.reduce_op = reduce->op;
-    l.reduce_type = reduce->type;
+    l.reduction = reduce->reduction;
   }
   d.launch(l);
 }
 
-KernelId register_lambda(const std::type_info& type, std::size_t size,
-                         void (*run_host)(const void*, const Rect&, void*),
-                         worker::ReducerInfo reducer) {
-  worker::KernelInfo info;
+KernelId register_lambda(const std::type_info& type, std::size_t size, kernel::HostEntry run_host,
+                         std::optional<Reduction> reduction) {
+  kernel::KernelInfo info;
   // Closure types of lambdas in same-named functions of different files may demangle alike;
   // number them in registration order (the same in every process of one binary).
   const std::string name = kernel_name(type, "");
   info.name = name;
-  for (int n = 2; worker::KernelRegistry::contains(worker::KernelRegistry::id_of(info.name)); ++n)
+  for (int n = 2; kernel::KernelRegistry::contains(kernel::KernelRegistry::id_of(info.name)); ++n)
     info.name = name + "#" + std::to_string(n);
   info.functor_size = size;
   info.run_host = run_host;
-  info.reducer = reducer;
+  info.reduction = reduction;
   return register_kernel_info(std::move(info), "").id;
 }
 
-worker::KernelDescription describe_lambda(const char* annotation, const void* lambda,
+kernel::KernelDescription describe_lambda(const char* annotation, const void* lambda,
                                           std::size_t size, std::size_t offset_in_wrapper,
                                           std::vector<ArrayId>& arrays) {
-  worker::KernelDescription d;
+  kernel::KernelDescription d;
   d.annotation = annotation ? annotation : "";
   const auto* bytes = static_cast<const unsigned char*>(lambda);
   std::vector<const ArrayControl*> params;  // one per distinct array
   std::lock_guard<std::mutex> lock(state().controls_mutex);
-  // A captured View is its handle (16 + 16 * rank bytes) followed by its control pointer: find
+  // A captured View is its handle (array_handle_size bytes) followed by its control pointer: find
   // pointers to live control blocks, then check the handle's extents before believing it.
   for (std::size_t at = 0; at + sizeof(void*) <= size; at += alignof(void*)) {
     const ArrayControl* control = nullptr;
     std::memcpy(&control, bytes + at, sizeof(control));
     if (!control || !state().controls.count(control)) continue;
-    const std::size_t handle = 16 + 16 * static_cast<std::size_t>(control->rank);
+    const std::size_t handle = static_cast<std::size_t>(array_handle_size(control->rank));
     if (at < handle) continue;
     const std::size_t start = at - handle;
     int64_t extent[3] = {};

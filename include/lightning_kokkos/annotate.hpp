@@ -15,13 +15,15 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <optional>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
 
+#include "core/reduction.hpp"
+#include "kernel/kernel_registry.hpp"
+#include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/kernel.hpp"
-#include "worker/kernel_registry.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace lightning {
 
@@ -67,9 +69,8 @@ struct IsAnnotatedLambda<AnnotatedLambda<L>> : std::true_type {};
 
 /// Registers the host entry point of an annotated lambda type (its annotation and the places
 /// of its Views are given per launch).
-KernelId register_lambda(const std::type_info& type, std::size_t size,
-                         void (*run_host)(const void*, const Rect&, void*),
-                         worker::ReducerInfo reducer);
+KernelId register_lambda(const std::type_info& type, std::size_t size, kernel::HostEntry run_host,
+                         std::optional<Reduction> reduction);
 
 /// The id of AnnotatedLambda<L>, registered at static initialisation (so every rank of one
 /// binary knows it).
@@ -81,10 +82,11 @@ struct LambdaKernel {
     if constexpr (Shape::reduces) {
       using Value = typename Shape::value_type;
       return register_lambda(typeid(L), sizeof(W),
-                             &worker::run_native_reduce<W, Shape::rank, Value>,
-                             worker::sum_reducer<Value>());
+                             &kernel::run_native_reduce<W, Shape::rank, Value>,
+                             Reduction::builtin(ReduceOp::kSum, data_type_of<Value>()));
     } else {
-      return register_lambda(typeid(L), sizeof(W), &worker::run_native<W, Shape::rank>, {});
+      return register_lambda(typeid(L), sizeof(W), &kernel::run_native<W, Shape::rank>,
+                             std::nullopt);
     }
   }
   static inline const KernelId id = make();
@@ -93,7 +95,7 @@ struct LambdaKernel {
 /// The captured lightning::Views of `lambda` (found by their control blocks in its bytes),
 /// as kernel parameters named by their labels. Throws Error(kInvalidArgument) naming the
 /// labels when two captured arrays share one.
-worker::KernelDescription describe_lambda(const char* annotation, const void* lambda,
+kernel::KernelDescription describe_lambda(const char* annotation, const void* lambda,
                                           std::size_t size, std::size_t offset_in_wrapper,
                                           std::vector<ArrayId>& arrays);
 

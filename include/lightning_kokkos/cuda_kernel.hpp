@@ -30,8 +30,8 @@
 #include "core/error.hpp"
 #include "core/ids.hpp"
 #include "distribution/work_distribution.hpp"
+#include "kernel/kernel_registry.hpp"
 #include "lightning_kokkos/view.hpp"
-#include "worker/kernel_registry.hpp"
 
 namespace lightning {
 
@@ -119,7 +119,7 @@ namespace detail {
 /// 8-aligned; scalars naturally aligned), DeviceCode kPorted, and a host entry point that
 /// fails the task (GPU devices only). Throws
 /// Error(kInvalidArgument) for a bad parameter. (Out of line: also used by tests.)
-worker::KernelInfo ported_kernel_info(const std::string& name, const std::string& source,
+kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string& source,
                                       const std::string& function,
                                       const std::vector<CudaParam>& params,
                                       const std::string& annotation);

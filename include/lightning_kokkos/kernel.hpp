@@ -25,9 +25,9 @@
 #include <utility>
 #include <vector>
 
+#include "kernel/kernel_registry.hpp"
+#include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/view.hpp"
-#include "worker/kernel_registry.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace lightning::detail {
 
@@ -45,13 +45,13 @@ std::vector<std::string> split_member_list(const char* members);
 std::string kernel_name(const std::type_info& type, const char* file);
 /// Adds one listed member to `info` (array or scalar parameter and its slot). Throws
 /// Error(kInvalidArgument) naming the member when its offset is outside the functor.
-void add_array_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+void add_array_member(kernel::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
                       DataType type, int rank, bool axes_reversed);
-void add_scalar_member(worker::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
+void add_scalar_member(kernel::KernelInfo& info, const std::string& name, std::ptrdiff_t offset,
                        DataType type);
 /// Registers `info` with the runtime's registry; an error here (e.g. two kernels of one name)
 /// is printed and ends the program, since it happens during static initialisation.
-KernelRegistration register_kernel_info(worker::KernelInfo info, const char* source);
+KernelRegistration register_kernel_info(kernel::KernelInfo info, const char* source);
 
 /// Index rank of a functor whose operator() is overloaded or a template: the number of
 /// integer indices it accepts (1 to 3); 0 if none.
@@ -158,16 +158,16 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
                 "LIGHTNING_KERNEL: operator() must take 1 to 3 integer indices, e.g. "
                 "void operator()(const int i) const, and for parallel_reduce a last "
                 "Value& update, e.g. void operator()(const int i, double& sum) const");
-  worker::KernelInfo info;
+  kernel::KernelInfo info;
   info.name = kernel_name(typeid(F), file);
-  info.annotation = annotation;
+  info.description.annotation = annotation;
   info.functor_size = sizeof(F);
   if constexpr (Shape::reduces) {
     using Value = typename Shape::value_type;
-    info.run_host = &worker::run_native_reduce<F, rank, Value>;
-    info.reducer = worker::sum_reducer<Value>();
+    info.run_host = &kernel::run_native_reduce<F, rank, Value>;
+    info.reduction = Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
   } else {
-    info.run_host = &worker::run_native<F, rank>;
+    info.run_host = &kernel::run_native<F, rank>;
   }
   info.device.index_rank = rank;
   const std::vector<std::string> names = split_member_list(members);

@@ -10,18 +10,17 @@
 #include <vector>
 
 #include "core/data_type.hpp"
+#include "core/reduction.hpp"
 #include "lightning_kokkos/annotate.hpp"
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/kernel.hpp"
-#include "planner/task.hpp"
 
 namespace lightning::detail {
 
 /// Where a parallel_reduce's value goes and how the partial values combine.
 struct ReduceTarget {
   void* result = nullptr;  ///< host memory of one value
-  planner::FoldOp op = planner::FoldOp::kSum;
-  DataType type = DataType::kFloat64;
+  Reduction reduction;
 };
 
 /// Launches kernel `id` on `functor`'s bytes over the box [lower, upper) of `rank` axes
@@ -30,7 +29,7 @@ struct ReduceTarget {
 /// (annotated lambdas); null for LIGHTNING_KERNEL functors.
 void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
                    const int64_t* lower, const int64_t* upper, const Distributed& space,
-                   const ReduceTarget* reduce, const worker::KernelDescription* description);
+                   const ReduceTarget* reduce, const kernel::KernelDescription* description);
 
 /// What dispatch needs of a functor: whether it can run distributed, and its operator()'s
 /// shape (for an annotated lambda, the lambda's).
@@ -108,7 +107,7 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
       std::vector<ArrayId> arrays;
       const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(f));
       const auto* lambda = reinterpret_cast<const unsigned char*>(std::addressof(f.lambda));
-      const worker::KernelDescription description = describe_lambda(
+      const kernel::KernelDescription description = describe_lambda(
           f.annotation, lambda, sizeof(f.lambda), static_cast<std::size_t>(lambda - base), arrays);
       launch_kernel(LambdaKernel<decltype(f.lambda)>::id, base, std::move(arrays), Box::rank, lower,
                     upper, policy.space(), reduce, &description);
@@ -127,22 +126,22 @@ struct ReducerFold {
 template <class T, class S>
 struct ReducerFold<Kokkos::Sum<T, S>> {
   static constexpr bool known = true;
-  static constexpr planner::FoldOp op = planner::FoldOp::kSum;
+  static constexpr ReduceOp op = ReduceOp::kSum;
 };
 template <class T, class S>
 struct ReducerFold<Kokkos::Prod<T, S>> {
   static constexpr bool known = true;
-  static constexpr planner::FoldOp op = planner::FoldOp::kProd;
+  static constexpr ReduceOp op = ReduceOp::kProd;
 };
 template <class T, class S>
 struct ReducerFold<Kokkos::Min<T, S>> {
   static constexpr bool known = true;
-  static constexpr planner::FoldOp op = planner::FoldOp::kMin;
+  static constexpr ReduceOp op = ReduceOp::kMin;
 };
 template <class T, class S>
 struct ReducerFold<Kokkos::Max<T, S>> {
   static constexpr bool known = true;
-  static constexpr planner::FoldOp op = planner::FoldOp::kMax;
+  static constexpr ReduceOp op = ReduceOp::kMax;
 };
 
 /// Runs a parallel_reduce of `f` over `policy` into `result` (host memory of one value),
@@ -158,9 +157,8 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
     using Value = typename Shape::value_type;
     ReduceTarget target;
     target.result = result;
-    target.type = data_type_of<Value>();
     if constexpr (std::is_same_v<Reducer, F>) {
-      target.op = planner::FoldOp::kSum;
+      target.reduction = Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
     } else {
       static_assert(ReducerFold<Reducer>::known,
                     "lightning::Distributed parallel_reduce supports Kokkos::Sum, Prod, Min and "
@@ -168,7 +166,7 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
       static_assert(std::is_same_v<typename Reducer::value_type, Value>,
                     "lightning::Distributed parallel_reduce: the reducer's value type must be "
                     "the functor's update type");
-      target.op = ReducerFold<Reducer>::op;
+      target.reduction = Reduction::builtin(ReducerFold<Reducer>::op, data_type_of<Value>());
     }
     launch_functor(f, policy, &target);
   }

@@ -16,18 +16,4 @@ std::string_view name_of(AccessMode mode) {
   return "?";
 }
 
-std::string_view name_of(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum:
-      return "+";
-    case ReduceOp::kProd:
-      return "*";
-    case ReduceOp::kMin:
-      return "min";
-    case ReduceOp::kMax:
-      return "max";
-  }
-  return "?";
-}
-
 }  // namespace lightning::annotation

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/reduction.hpp"
+
 namespace lightning::annotation {
 
 /// The access mode of a rule (and of an array's merged region).
@@ -11,15 +13,10 @@ enum class AccessMode : uint8_t {
   kRead,       ///< the threads only read the region
   kWrite,      ///< the threads only write (part of) the region
   kReadWrite,  ///< the threads read and write the region
-  kReduce,     ///< the threads combine values into the region with a ReduceOp
+  kReduce,     ///< the threads combine values into the region with a ReduceOp (never kCustom)
 };
-
-/// The operator of a `reduce(op)` rule.
-enum class ReduceOp : uint8_t { kSum, kProd, kMin, kMax };
 
 /// "read", "write", "readwrite" or "reduce".
 std::string_view name_of(AccessMode mode);
-/// The operator as written in the language: "+", "*", "min" or "max".
-std::string_view name_of(ReduceOp op);
 
 }  // namespace lightning::annotation

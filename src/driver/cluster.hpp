@@ -13,8 +13,8 @@
 
 #include "comm/mpi_transport.hpp"
 #include "core/config.hpp"
+#include "core/message_queue.hpp"
 #include "driver/rpc_message.hpp"
-#include "worker/message_queue.hpp"
 
 namespace lightning::driver {
 
@@ -98,7 +98,7 @@ class Cluster {
     int rank;
     std::string reason;
   };
-  worker::MessageQueue<std::variant<rpc::Message, RankLost>> inbox_;
+  MessageQueue<std::variant<rpc::Message, RankLost>> inbox_;
 };
 
 }  // namespace lightning::driver

@@ -2,14 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/reduction.hpp"
+#include "driver/launch_decoder.hpp"
 #include "driver/local_devices.hpp"
 #include "driver/wire_format.hpp"
-#include "planner/fold_identity.hpp"
-#include "worker/kernel_registry.hpp"
+#include "kernel/kernel_registry.hpp"
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
 
@@ -94,7 +94,7 @@ void Driver::start_local_workers(int workers) {
     o.staging_limit = config_.staging_limit;
     o.trace = trace_.get();
   }
-  use_local_gpus(config_, options);
+  choose_platforms(config_, options);
   for (worker::WorkerOptions& o : options)
     workers_.push_back(std::make_unique<worker::Worker>(
         std::move(o), *transport_, [this](WorkerId wk, TaskId t, const std::string& e) {
@@ -244,130 +244,21 @@ void Driver::read(ArrayId array, const Rect& region, void* host) {
 }
 
 void Driver::launch(const Launch& l) {
-  const worker::KernelInfo& info = worker::KernelRegistry::get(l.kernel);
-  const std::string& annotation_text = l.description ? l.description->annotation : info.annotation;
-  const annotation::KernelSignature& signature =
-      l.description ? l.description->signature : info.signature;
-  const std::vector<worker::ArraySlot>& array_slots =
-      l.description ? l.description->arrays : info.arrays;
-  const std::vector<worker::ScalarSlot>& scalar_slots =
-      l.description ? l.description->scalars : info.scalars;
-  const int rank = l.domain.rank();
-  const annotation::BoundAnnotation& bound = annotations_.bind(annotation_text, signature, rank);
-
-  planner::LaunchRequest r;
-  r.kernel = l.kernel;
-  r.name = info.name;
-  r.annotation = &bound;
-  r.arrays = l.arrays;
-  r.arrays.resize(signature.params.size());
-  r.scalars.assign(signature.params.size(), 0);
-  const auto* bytes = static_cast<const uint8_t*>(l.functor);
-  for (const worker::ScalarSlot& s : scalar_slots) {
-    int64_t v = 0;
-    switch (size_of(s.type)) {
-      case 1: {
-        int8_t x;
-        std::memcpy(&x, bytes + s.byte_offset, 1);
-        v = x;
-        break;
-      }
-      case 2: {
-        int16_t x;
-        std::memcpy(&x, bytes + s.byte_offset, 2);
-        v = x;
-        break;
-      }
-      case 4: {
-        int32_t x;
-        std::memcpy(&x, bytes + s.byte_offset, 4);
-        v = x;
-        break;
-      }
-      default:
-        std::memcpy(&v, bytes + s.byte_offset, 8);
-        break;
-    }
-    r.scalars[s.param] = v;
-  }
-  r.domain = l.domain;
-  r.block_size = l.block_size;
-  if (r.block_size.rank() == 0) {
-    r.block_size = Point::filled(rank, 1);
-    r.block_size[rank - 1] = 256;
-  }
-  if (l.work) {
-    r.work = *l.work;
-  } else {  // follow the first array the kernel writes (or the first it reads)
-    const annotation::BoundArray* follow = nullptr;
-    for (const auto& a : bound.arrays())
-      if (!follow || (follow->mode == annotation::AccessMode::kRead &&
-                      a.mode != annotation::AccessMode::kRead))
-        follow = &a;
-    if (!follow)
-      throw Error(ErrorKind::kInvalidArgument,
-                  "kernel '" + info.name + "' touches no array: give it a work distribution");
-    const DataLayout& layout = *planner_.array(r.arrays.at(follow->param)).layout;
-    if (signature.params[static_cast<size_t>(follow->param)].axes_reversed) {
-      // A column-major array: its chunks, seen in the kernel's index order.
-      std::vector<Chunk> chunks = layout.chunks();
-      for (Chunk& c : chunks) {
-        c.box = c.box.reversed();
-        c.owned = c.owned.reversed();
-      }
-      r.work =
-          work::like(DataLayout(layout.extent().reversed(), std::move(chunks), layout.devices()));
-    } else {
-      r.work = work::like(layout);
-    }
-  }
-
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(l.kernel);
+  const kernel::KernelDescription& described = info.described_by(l.description);
+  const annotation::BoundAnnotation& bound =
+      annotations_.bind(described.annotation, described.signature, l.domain.rank());
+  const planner::HostBufferId result = info.reduces() ? next_buffer() : planner::HostBufferId{};
+  DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
+  const planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission
   worker::FragmentContext context;
-  auto data = std::make_shared<worker::LaunchData>();
-  data->kernel = l.kernel;
-  data->name = info.name;
-  data->functor.assign(bytes, bytes + info.functor_size);
-  data->extents.resize(signature.params.size());
-  data->arrays = array_slots;
-  for (size_t p = 0; p < r.arrays.size(); ++p)
-    if (r.arrays[p].valid() && planner_.has_array(r.arrays[p]))
-      data->extents[p] = planner_.array(r.arrays[p]).extent;
-
-  const bool reduces = info.reducer.value_size > 0;
-  planner::HostBufferId result;
-  if (reduces) {
-    if (!l.result)
-      throw Error(ErrorKind::kInvalidArgument,
-                  "kernel '" + info.name + "' reduces to a value, but the launch gives no result");
-    if (l.reduce_op != planner::FoldOp::kCustom &&
-        size_of(l.reduce_type) != info.reducer.value_size)
-      throw Error(ErrorKind::kInvalidArgument,
-                  "kernel '" + info.name + "' reduces values of " +
-                      std::to_string(info.reducer.value_size) + " bytes, but the launch folds " +
-                      std::string(name_of(l.reduce_type)) + " (" +
-                      std::to_string(size_of(l.reduce_type)) + " bytes) with '" +
-                      planner::name_of(l.reduce_op) + "'");
-    result = next_buffer();
-    const DataType type =
-        l.reduce_op == planner::FoldOp::kCustom ? DataType::kUInt8 : l.reduce_type;
-    r.scalar_reduction =
-        planner::ScalarReduction{info.reducer.value_size, l.reduce_op, result, type};
-    data->reduce_op = l.reduce_op;
-    data->reduce_type = type;
-  }
-  const planner::Plan plan = planner_.launch(r);  // throws before anything is submitted
-  context.launches[plan.request] = std::move(data);
-  if (reduces) {
-    if (l.reduce_op == planner::FoldOp::kCustom) {
-      info.reducer.init(l.result);
-    } else {
-      const std::vector<uint8_t> identity = planner::fold_identity(l.reduce_op, l.reduce_type);
-      std::memcpy(l.result, identity.data(), identity.size());
-    }
-    context.host_buffers[result.value] = {l.result, Rect(), info.reducer.value_size};
+  context.launches[plan.request] = decoded.data;
+  if (info.reduces()) {
+    decoded.data->reduction.init(l.result);
+    context.host_buffers[result.value] = {l.result, Rect(), decoded.data->reduction.value_size};
   }
   submit(plan, context);
-  if (reduces) {
+  if (info.reduces()) {
     wait_for(plan.completion);
     throw_pending_error();
   }

@@ -18,29 +18,13 @@
 #include "distribution/data_distribution.hpp"
 #include "distribution/work_distribution.hpp"
 #include "driver/cluster.hpp"
+#include "driver/launch.hpp"
 #include "planner/planner.hpp"
 #include "worker/fragment_context.hpp"
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
 
 namespace lightning::driver {
-
-/// One kernel launch as the application describes it.
-struct Launch {
-  KernelId kernel;                       ///< a registered kernel (worker::KernelRegistry)
-  const void* functor = nullptr;         ///< its bytes (KernelInfo::functor_size of them)
-  std::vector<ArrayId> arrays;           ///< per signature parameter; invalid for scalars
-  Rect domain;                           ///< thread indices
-  Point block_size;                      ///< default: 256 along the last axis, 1 elsewhere
-  std::optional<WorkDistribution> work;  ///< default: like the first written array
-  void* result = nullptr;                ///< for reduction kernels: where the value goes
-  /// For reduction kernels, how partial values combine: kCustom uses the kernel's own
-  /// ReducerInfo; + * min max fold one value of `reduce_type` (the kernel's value size).
-  planner::FoldOp reduce_op = planner::FoldOp::kCustom;
-  DataType reduce_type = DataType::kUInt8;
-  /// The kernel's annotation, signature and slots for this launch; null: the registered ones.
-  const worker::KernelDescription* description = nullptr;
-};
 
 /// Runs requests on the workers: those of this process (in-process mode), or one worker per
 /// rank of an MPI run (on rank 0; see Cluster and join()).

@@ -9,13 +9,14 @@
 #include <string>
 #include <utility>
 
+#include "backend/host/host_platform.hpp"
 #include "core/error.hpp"
 #include "lightning_kokkos/build_config.hpp"
 
 #if LIGHTNING_HAVE_CUDA
 #include "backend/cuda/cuda_platform.hpp"
 #include "backend/cuda/gpu_discovery.hpp"
-#include "backend/cuda/jit_kernel_images.hpp"
+#include "backend/cuda/jit_cache.hpp"
 #endif
 
 namespace lightning::driver {
@@ -43,7 +44,8 @@ int local_device_count(const Config& config) {
   return config.devices.kind == DeviceSelection::Kind::kHost ? config.devices.host_count : 1;
 }
 
-void use_local_gpus(const Config& config, std::vector<worker::WorkerOptions>& options) {
+void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& options) {
+  for (worker::WorkerOptions& o : options) o.platform = std::make_shared<host::HostPlatform>();
 #if LIGHTNING_HAVE_CUDA
   const auto gpus = selected_gpus(config);
   if (gpus.empty() || options.empty()) return;
@@ -54,7 +56,7 @@ void use_local_gpus(const Config& config, std::vector<worker::WorkerOptions>& op
     const char* v = std::getenv(name.c_str());
     return v ? std::optional<std::string>(v) : std::nullopt;
   };
-  auto images = std::make_shared<cuda::JitKernelImages>(cuda::JitCache::directory_for(config, env));
+  auto images = std::make_shared<cuda::JitCache>(cuda::JitCache::directory_for(config, env));
   for (worker::WorkerOptions& o : options) {
     std::vector<std::pair<DeviceId, cuda::GpuInfo>> devices;
     for (size_t i = 0; i < o.devices.size(); ++i) devices.push_back({o.devices[i], gpus.at(i)});
@@ -63,7 +65,6 @@ void use_local_gpus(const Config& config, std::vector<worker::WorkerOptions>& op
   }
 #else
   (void)config;
-  (void)options;
 #endif
 }
 

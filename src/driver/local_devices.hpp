@@ -16,11 +16,11 @@ namespace lightning::driver {
 /// Error(kConfig) for devices this build or machine cannot drive.
 int local_device_count(const Config& config);
 
-/// When `config` selects GPUs, points the workers of this process (`options`, devices filled
-/// in) at them: the i-th device of each worker is the i-th selected GPU (workers of one
-/// process share the GPUs, each with its own pools, so the default pool is a share of the
-/// smallest GPU). Leaves emulated host devices as they are.
-void use_local_gpus(const Config& config, std::vector<worker::WorkerOptions>& options);
+/// Gives the workers of this process (`options`, devices filled in) their platform: when
+/// `config` selects GPUs, the i-th device of each worker is the i-th selected GPU (workers of
+/// one process share the GPUs, each with its own pools, so the default pool is a share of the
+/// smallest GPU); otherwise emulated host devices.
+void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& options);
 
 /// The memory cap of each emulated device when the configuration sets none: a fair share of
 /// the machine's memory among the `devices` this process drives (pools are reserved, not

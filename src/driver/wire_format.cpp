@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "kernel/kernel_registry.hpp"
 
 // Serialisation of the project's types, in cereal's namespace (where cereal looks for
 // non-member functions). Field order is the wire order: change it only with kFormatVersion.
@@ -23,6 +24,17 @@ void load(Archive& a, lightning::StrongId<Tag>& id) {
   uint64_t v = 0;
   a(v);
   id = lightning::StrongId<Tag>(v);
+}
+
+// The operator, type and size; never a custom reduction's functions (see LaunchData).
+template <class Archive>
+void save(Archive& a, const lightning::Reduction& r) {
+  a(r.op, r.type, r.value_size);
+}
+template <class Archive>
+void load(Archive& a, lightning::Reduction& r) {
+  r = lightning::Reduction();
+  a(r.op, r.type, r.value_size);
 }
 
 template <class Archive>
@@ -113,7 +125,7 @@ void serialize(Archive& a, FillTask& t) {
 }
 template <class Archive>
 void serialize(Archive& a, FoldTask& t) {
-  a(t.src, t.dst, t.region, t.op, t.launch, t.assign);
+  a(t.src, t.dst, t.region, t.reduction, t.launch, t.assign);
 }
 template <class Archive>
 void serialize(Archive& a, HostWriteTask& t) {
@@ -121,7 +133,7 @@ void serialize(Archive& a, HostWriteTask& t) {
 }
 template <class Archive>
 void serialize(Archive& a, HostReadTask& t) {
-  a(t.src, t.buffer, t.host_box, t.region, t.fold, t.op, t.launch);
+  a(t.src, t.buffer, t.host_box, t.region, t.fold, t.reduction, t.launch);
 }
 template <class Archive>
 void serialize(Archive& a, BarrierTask& t) {
@@ -134,15 +146,27 @@ void serialize(Archive& a, Task& t) {
 
 }  // namespace lightning::planner
 
-namespace lightning::worker {
+namespace lightning::kernel {
 
 template <class Archive>
 void serialize(Archive& a, ArraySlot& s) {
   a(s.param, s.byte_offset, s.rank);
 }
+
+}  // namespace lightning::kernel
+
+namespace lightning::worker {
+
 template <class Archive>
-void serialize(Archive& a, LaunchData& d) {
-  a(d.kernel, d.name, d.functor, d.extents, d.arrays, d.reduce_op, d.reduce_type);
+void save(Archive& a, const LaunchData& d) {
+  a(d.kernel, d.name, d.functor, d.extents, d.arrays, d.reduction);
+}
+// A custom reduction's functions are addresses of this process: taken from its registry.
+template <class Archive>
+void load(Archive& a, LaunchData& d) {
+  a(d.kernel, d.name, d.functor, d.extents, d.arrays, d.reduction);
+  if (d.reduction.is_custom())
+    d.reduction = kernel::KernelRegistry::get(d.kernel).resolve(d.reduction);
 }
 template <class Archive>
 void serialize(Archive& a, MemoryCounters& c) {
@@ -196,7 +220,7 @@ void serialize(Archive&, EndRun&) {}
 namespace {
 
 // Bumped whenever a message's fields change.
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 
 }  // namespace
 

@@ -73,7 +73,7 @@ bool WorkerService::handle(rpc::Message message) {
                      o.trace = trace_.get();
                      std::vector<worker::WorkerOptions> local(1);
                      local[0] = std::move(o);
-                     use_local_gpus(config_, local);
+                     choose_platforms(config_, local);
                      worker_ = std::make_unique<worker::Worker>(
                          std::move(local[0]), cluster_.transport(),
                          [this](WorkerId, TaskId task, const std::string& error) {

@@ -3,7 +3,7 @@
 #include <functional>
 
 #include "annotation/region_evaluator.hpp"
-#include "planner/fold_identity.hpp"
+#include "core/reduction.hpp"
 
 namespace lightning::planner {
 
@@ -114,9 +114,9 @@ std::vector<TaskId> LaunchPlanner::plan() {
           chunk = chunk_for_write(array, access, sb.device, worker);
           break;
         case annotation::AccessMode::kReduce: {
-          const FoldOp op = fold_op_of(access.op);
           chunk = temporary_of(builder_, array, access.region, sb.device, worker);
-          builder_.add(worker, FillTask{chunk.id, access.region, fold_identity(op, array.type)});
+          builder_.add(worker, FillTask{chunk.id, access.region,
+                                        Reduction::builtin(access.op, array.type).identity()});
           partials_[k].push_back({chunk, sb.device});
           break;
         }
@@ -125,8 +125,8 @@ std::vector<TaskId> LaunchPlanner::plan() {
     }
     if (request_.scalar_reduction) {
       const ChunkRef partial = builder_.create_temporary(
-          ArrayId(), Rect(), sb.device, worker, request_.scalar_reduction->type,
-          static_cast<uint32_t>(request_.scalar_reduction->value_bytes));
+          ArrayId(), Rect(), sb.device, worker, request_.scalar_reduction->reduction.type,
+          request_.scalar_reduction->reduction.value_size);
       exec.scalar_partial = partial.id;
       scalar_partials_.push_back({partial, sb.device});
     }
@@ -140,7 +140,7 @@ std::vector<TaskId> LaunchPlanner::plan() {
   for (size_t k = 0; k < partials_.size(); ++k)
     if (!partials_[k].empty())
       plan_array_reduction(builder_, mover_, *arrays_[bound.arrays()[k].param],
-                           fold_op_of(bound.arrays()[k].op), partials_[k]);
+                           bound.arrays()[k].op, partials_[k]);
 
   if (!request_.scalar_reduction) return {};
   const auto driver_devices = devices_.devices_of(WorkerId(0));

@@ -96,21 +96,14 @@ LaunchShape LaunchShape::of(const LaunchRequest& request,
         break;
       }
   }
-  if (request.scalar_reduction) {
-    s.scalar_reduction = true;
-    s.value_bytes = request.scalar_reduction->value_bytes;
-    s.op = request.scalar_reduction->op;
-    s.value_type = request.scalar_reduction->type;
-  }
+  if (request.scalar_reduction) s.scalar_reduction = request.scalar_reduction->reduction;
   return s;
 }
 
 bool operator==(const LaunchShape& a, const LaunchShape& b) {
   return a.kernel == b.kernel && a.annotation == b.annotation && a.scalars == b.scalars &&
          a.domain == b.domain && a.block_size == b.block_size && a.layouts == b.layouts &&
-         a.aliases == b.aliases && a.scalar_reduction == b.scalar_reduction &&
-         a.value_bytes == b.value_bytes && a.op == b.op && a.value_type == b.value_type &&
-         a.work == b.work;
+         a.aliases == b.aliases && a.scalar_reduction == b.scalar_reduction && a.work == b.work;
 }
 
 size_t LaunchShape::hash() const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/ids.hpp"
@@ -33,10 +34,7 @@ struct LaunchShape {
   WorkDistribution work;
   std::vector<const DataLayout*> layouts;  ///< per parameter; nullptr for scalars
   std::vector<int> aliases;                ///< per parameter: first parameter with its array
-  bool scalar_reduction = false;
-  uint64_t value_bytes = 0;
-  FoldOp op = FoldOp::kSum;
-  DataType value_type = DataType::kUInt8;
+  std::optional<Reduction> scalar_reduction;
 
   static LaunchShape of(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
   friend bool operator==(const LaunchShape& a, const LaunchShape& b);

@@ -91,7 +91,8 @@ void add_kind_fields(json& j, const TaskKind& kind) {
                    j["src"] = t.src.value();
                    j["dst"] = t.dst.value();
                    j["region"] = region_json(t.region);
-                   j["op"] = name_of(t.op);
+                   j["op"] = name_of(t.reduction.op);
+                   j["type"] = name_of(t.reduction.type);
                    j["assign"] = t.assign;
                  },
                  [&](const HostWriteTask& t) {

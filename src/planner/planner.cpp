@@ -157,9 +157,8 @@ Plan Planner::read_to_host(ArrayId id, const Rect& region, HostBufferId buffer) 
     }
     const WorkerId w = a.chunk_worker[source];
     if (w == driver) {
-      plan.completion.push_back(b.add(
-          driver,
-          HostReadTask{a.chunk_ids[source], buffer, region, piece, false, FoldOp::kCustom, {}}));
+      plan.completion.push_back(
+          b.add(driver, HostReadTask{a.chunk_ids[source], buffer, region, piece, false, {}, {}}));
     } else {
       const uint64_t tag = b.next_tag();
       b.add(w, SendTask{a.chunk_ids[source], {}, {}, piece, driver, tag});

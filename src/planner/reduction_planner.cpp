@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "planner/fold_identity.hpp"
+#include "core/reduction.hpp"
 
 namespace lightning::planner {
 
@@ -10,24 +10,25 @@ namespace {
 
 // Folds `inputs` (in order) into one chunk on `device`: the input itself when there is one,
 // otherwise a new temporary holding the union of their boxes, initialised to the identity.
-Partial fold_group(PlanBuilder& builder, const ArrayState& array, FoldOp op,
+Partial fold_group(PlanBuilder& builder, const ArrayState& array, const Reduction& reduction,
                    const std::vector<Partial>& inputs, DeviceId device, WorkerId worker) {
   if (inputs.size() == 1) return inputs.front();
   Rect box = Rect::empty_of_rank(array.layout->rank());
   for (const Partial& p : inputs) box = box.bounding_union(p.chunk.box);
   const ChunkRef acc =
       builder.create_temporary(array.id, box, device, worker, array.type, array.element_size());
-  builder.add(worker, FillTask{acc.id, box, fold_identity(op, array.type)});
+  builder.add(worker, FillTask{acc.id, box, reduction.identity()});
   for (const Partial& p : inputs)
-    builder.add(worker, FoldTask{p.chunk.id, acc.id, p.chunk.box, op, {}, false});
+    builder.add(worker, FoldTask{p.chunk.id, acc.id, p.chunk.box, reduction, {}, false});
   return {acc, device};
 }
 
 }  // namespace
 
 void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayState& array,
-                          FoldOp op, const std::vector<Partial>& partials) {
+                          ReduceOp op, const std::vector<Partial>& partials) {
   if (partials.empty()) return;
+  const Reduction reduction = Reduction::builtin(op, array.type);
   // Level 1: per device; level 2: per worker. std::map keeps device and worker order.
   std::map<uint64_t, std::vector<Partial>> by_device;
   for (const Partial& p : partials) by_device[p.device.value()].push_back(p);
@@ -35,13 +36,13 @@ void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayS
   for (auto& [device, group] : by_device) {
     const WorkerId worker = group.front().chunk.worker;
     by_worker[worker.value()].push_back(
-        fold_group(builder, array, op, group, DeviceId(device), worker));
+        fold_group(builder, array, reduction, group, DeviceId(device), worker));
   }
   std::vector<Partial> per_worker;
   Rect all = Rect::empty_of_rank(array.layout->rank());
   for (auto& [worker, group] : by_worker) {
     per_worker.push_back(
-        fold_group(builder, array, op, group, group.front().device, WorkerId(worker)));
+        fold_group(builder, array, reduction, group, group.front().device, WorkerId(worker)));
     all = all.bounding_union(per_worker.back().chunk.box);
   }
 
@@ -64,7 +65,7 @@ void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayS
         builder.transfer(src, landing, piece);
         src = landing;
       }
-      builder.add(dst.worker, FoldTask{src.id, dst.id, piece, op, {}, false});
+      builder.add(dst.worker, FoldTask{src.id, dst.id, piece, reduction, {}, false});
     }
     if (!touched.empty()) mover.propagate(array, touched, dst, home);
   }
@@ -86,14 +87,16 @@ std::vector<TaskId> plan_scalar_reduction(PlanBuilder& builder, LaunchId launch,
     const ChunkRef acc = group.front()->chunk;
     for (size_t i = 1; i < group.size(); ++i)
       builder.add(acc.worker,
-                  FoldTask{group[i]->chunk.id, acc.id, Rect(), reduction.op, launch, false});
+                  FoldTask{group[i]->chunk.id, acc.id, Rect(), reduction.reduction, launch, false});
     ChunkRef on_driver = acc;
     if (acc.worker != driver) {
-      on_driver = builder.create_temporary(ArrayId(), Rect(), driver_device, driver, reduction.type,
-                                           static_cast<uint32_t>(reduction.value_bytes));
+      on_driver =
+          builder.create_temporary(ArrayId(), Rect(), driver_device, driver,
+                                   reduction.reduction.type, reduction.reduction.value_size);
       builder.transfer(acc, on_driver, Rect());
     }
-    HostReadTask read{on_driver.id, reduction.result, Rect(), Rect(), true, reduction.op, launch};
+    HostReadTask read{on_driver.id, reduction.result,    Rect(), Rect(),
+                      true,         reduction.reduction, launch};
     std::vector<TaskId> after;
     if (!chain.empty()) after.push_back(chain.back());
     chain.push_back(builder.add(driver, std::move(read), after));

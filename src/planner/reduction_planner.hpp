@@ -25,7 +25,7 @@ struct Partial {
 /// contents are then copied to the other chunks holding them. Partials start at the identity,
 /// so their boxes need not match.
 void plan_array_reduction(PlanBuilder& builder, RegionMover& mover, const ArrayState& array,
-                          FoldOp op, const std::vector<Partial>& partials);
+                          ReduceOp op, const std::vector<Partial>& partials);
 
 /// Folds scalar partials (superblock order) per worker, then on the driver (worker 0) into
 /// the host buffer of `reduction`, workers in order. Returns the tasks that complete it.

@@ -26,17 +26,13 @@ struct ArrayDesc {
 };
 
 /// A launch that also reduces to one value on the driver (parallel_reduce to a scalar or a
-/// reducer): every superblock writes a partial of `value_bytes` bytes, which the workers fold
-/// in superblock order and the driver folds, in worker order, into the host buffer `result`
-/// (which the driver has initialised to the reducer's identity). So the result is
-/// deterministic for a given device set and work distribution.
+/// reducer): every superblock writes a partial of `reduction.value_size` bytes, which the
+/// workers fold in superblock order and the driver folds, in worker order, into the host
+/// buffer `result` (which the driver has initialised to the reduction's identity). So the
+/// result is deterministic for a given device set and work distribution.
 struct ScalarReduction {
-  uint64_t value_bytes = 0;
-  FoldOp op = FoldOp::kCustom;  ///< kCustom: the launch's reducer joins values
+  Reduction reduction;  ///< a custom one joins with the launch's kernel's functions
   HostBufferId result;
-  /// The value's element type when `op` is built in (+ * min max fold it as one element of
-  /// this type); kUInt8 bytes for kCustom.
-  DataType type = DataType::kUInt8;
 };
 
 /// One kernel launch.

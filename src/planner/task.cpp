@@ -6,22 +6,6 @@
 
 namespace lightning::planner {
 
-const char* name_of(FoldOp op) {
-  switch (op) {
-    case FoldOp::kSum:
-      return "+";
-    case FoldOp::kProd:
-      return "*";
-    case FoldOp::kMin:
-      return "min";
-    case FoldOp::kMax:
-      return "max";
-    case FoldOp::kCustom:
-      return "reducer";
-  }
-  return "?";
-}
-
 std::vector<ChunkAccess> accesses_of(const TaskKind& kind) {
   using M = ChunkAccessMode;
   return std::visit(
@@ -113,8 +97,8 @@ std::string describe(const Task& task) {
                  [&](const FillTask& t) { os << " " << t.chunk << " " << t.region.to_string(); },
                  [&](const FoldTask& t) {
                    os << " " << t.src
-                      << (t.assign ? " => " : " " + std::string(name_of(t.op)) + "=> ") << t.dst
-                      << " " << t.region.to_string();
+                      << (t.assign ? " => " : " " + std::string(name_of(t.reduction.op)) + "=> ")
+                      << t.dst << " " << t.region.to_string();
                  },
                  [&](const HostWriteTask& t) {
                    os << " host buffer " << t.buffer.value << " -> " << t.dst << " "

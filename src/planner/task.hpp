@@ -9,6 +9,7 @@
 #include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/rect.hpp"
+#include "core/reduction.hpp"
 
 namespace lightning::planner {
 
@@ -29,12 +30,6 @@ struct HostBufferId {
   uint64_t value = 0;
   friend bool operator==(HostBufferId a, HostBufferId b) { return a.value == b.value; }
 };
-
-/// Binary operator of a reduction. kCustom uses the launch's reducer (scalar reductions).
-enum class FoldOp : uint8_t { kSum, kProd, kMin, kMax, kCustom };
-
-/// "+", "*", "min", "max" or "reducer": for descriptions, graphs and JSON.
-const char* name_of(FoldOp op);
 
 /// Make a chunk exist on its worker (memory is the worker's business, allocated on first use).
 struct CreateChunkTask {
@@ -106,14 +101,15 @@ struct FillTask {
   std::vector<uint8_t> value;  ///< one element
 };
 
-/// dst[region] = dst[region] op src[region]; for kCustom the launch's reducer joins the values
-/// (rank-0 chunks hold one reduction value). `assign` overwrites instead (the first partial).
+/// dst[region] = dst[region] op src[region], element by element with `reduction` (rank-0
+/// chunks hold one reduction value; a custom reduction's functions are those of `launch`'s
+/// kernel). `assign` overwrites instead (the first partial).
 struct FoldTask {
   ChunkId src;
   ChunkId dst;
   Rect region;
-  FoldOp op = FoldOp::kSum;
-  LaunchId launch;  ///< for kCustom: whose reducer
+  Reduction reduction;
+  LaunchId launch;  ///< for a custom reduction: whose kernel joins
   bool assign = false;
 };
 
@@ -131,9 +127,10 @@ struct HostReadTask {
   HostBufferId buffer;
   Rect host_box;  ///< the box the buffer holds, row-major
   Rect region;
-  /// For scalar reductions: fold into the buffer (the result) instead of copying.
+  /// For scalar reductions: fold into the buffer (the result) with `reduction` instead of
+  /// copying (a custom reduction joins with the functions of `launch`'s kernel).
   bool fold = false;
-  FoldOp op = FoldOp::kCustom;
+  Reduction reduction;
   LaunchId launch;
 };
 

@@ -1,31 +1,23 @@
 #include "worker/device.hpp"
 
-#include <cstring>
+#include <memory>
+#include <utility>
 
-#include "backend/host/region_ops.hpp"
 #include "core/error.hpp"
-#include "planner/fold_identity.hpp"
 
 namespace lightning::worker {
 
-void start_partial(const KernelRun& run, void* value) {
-  if (run.reduce_op == planner::FoldOp::kCustom) {
-    run.info->reducer.init(value);
-    return;
-  }
-  const std::vector<uint8_t> identity = planner::fold_identity(run.reduce_op, run.reduce_type);
-  std::memcpy(value, identity.data(), identity.size());
-}
-
-void join_partial(const KernelRun& run, void* dst, const void* src) {
-  if (run.reduce_op == planner::FoldOp::kCustom) {
-    run.info->reducer.join(dst, src);
-    return;
-  }
-  const Rect scalar(Point{}, Point{});
-  const size_t size = size_of(run.reduce_type);
-  host::fold_region({dst, scalar, size}, {const_cast<void*>(src), scalar, size}, scalar,
-                    run.reduce_op, run.reduce_type);
+void run_timed(Engine& engine, Engine::Job job, Device::Done done) {
+  auto span = std::make_shared<OpSpan>();
+  engine.execute(
+      [job = std::move(job), span] {
+        span->start = std::chrono::steady_clock::now();
+        job();
+      },
+      [done = std::move(done), span](std::exception_ptr e) {
+        span->end = std::chrono::steady_clock::now();
+        done(std::move(e), *span);
+      });
 }
 
 std::exception_ptr kernel_failure(const KernelRun& run, DeviceId device, const std::string& what) {

@@ -1,5 +1,5 @@
 // What a worker asks of a device: run a kernel over a superblock, copy regions between
-// memories, run host code over a task's buffers. Emulated host devices (EmulatedDevice) and
+// memories, run host code over a task's buffers. Emulated host devices (host::HostDevice) and
 // GPUs (cuda::CudaDevice) implement it; the worker drives both alike.
 #pragma once
 
@@ -11,13 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "backend/host/region_ops.hpp"
 #include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/rect.hpp"
+#include "core/reduction.hpp"
+#include "kernel/kernel_registry.hpp"
 #include "planner/task.hpp"
-#include "worker/kernel_registry.hpp"
+#include "worker/engine.hpp"
 #include "worker/memory_space.hpp"
+#include "worker/region_ops.hpp"
 
 namespace lightning::worker {
 
@@ -29,20 +31,19 @@ struct PlacedBuffer {
   size_t elem_size = 0;
   MemorySpace space;
 
-  host::BoxBuffer view() const { return {data, box, elem_size}; }
+  worker::BoxBuffer view() const { return {data, box, elem_size}; }
 };
 
 /// A kernel over one superblock.
 struct KernelRun {
-  const KernelInfo* info = nullptr;
+  const kernel::KernelInfo* info = nullptr;
   std::string name;              ///< the launch's name, for messages and traces
   std::vector<uint8_t> functor;  ///< its bytes, array handles patched to this device's memory
   Rect superblock;               ///< thread indices
   void* partial = nullptr;       ///< reductions: value_size bytes in this device's memory
-  /// Reductions: how values combine (the launch's): kCustom uses the kernel's ReducerInfo,
-  /// otherwise the built-in operator on one `reduce_type` value.
-  planner::FoldOp reduce_op = planner::FoldOp::kCustom;
-  DataType reduce_type = DataType::kUInt8;
+  /// Reductions: how values combine, the launch's as this process runs it (a custom one has
+  /// the kernel's init/join: KernelInfo::resolve).
+  Reduction reduction;
 };
 
 /// One buffer host code works on. A buffer in a device's memory is copied to host memory
@@ -70,7 +71,7 @@ class Device {
  public:
   using Done = std::function<void(std::exception_ptr error, OpSpan span)>;
   /// Host code over host views of a task's buffers, in HostAccess order.
-  using HostJob = std::function<void(const std::vector<host::BoxBuffer>& buffers)>;
+  using HostJob = std::function<void(const std::vector<worker::BoxBuffer>& buffers)>;
 
   virtual ~Device() = default;
 
@@ -79,7 +80,7 @@ class Device {
   virtual std::string description() const = 0;
 
   /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` starts
-  /// from the reduction's identity (start_partial). Failures are Error(kTask) naming the
+  /// from the reduction's identity (`run.reduction.init`). Failures are Error(kTask) naming the
   /// kernel, the superblock and the device (see kernel_failure).
   virtual void launch(KernelRun run, Done done) = 0;
   /// `dst[p] = src[p]` for p in `region`, where each buffer is in this device's memory,
@@ -89,11 +90,8 @@ class Device {
   virtual void run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) = 0;
 };
 
-/// Sets `value` (host memory) to the identity of `run`'s reduction: the ReducerInfo's init
-/// for kCustom, the operator's identity otherwise.
-void start_partial(const KernelRun& run, void* value);
-/// Folds `src` into `dst` (one value each, host memory) with `run`'s reduction.
-void join_partial(const KernelRun& run, void* dst, const void* src);
+/// Runs `job` on `engine` and reports it through `done` with the job's own span.
+void run_timed(Engine& engine, Engine::Job job, Device::Done done);
 
 /// The error of a kernel that failed: Error(kTask) "kernel 'name' failed on superblock
 /// [0, 100) on D0: <what>".

@@ -11,7 +11,7 @@
 
 namespace lightning::worker {
 
-/// The devices of one worker and their memory: emulated host devices (EmulatedPlatform) or
+/// The devices of one worker and their memory: emulated host devices (host::HostPlatform) or
 /// GPUs (cuda::CudaPlatform). The worker opens its devices once, at construction, and keeps
 /// the platform alive until every device and the memory manager are gone.
 class DevicePlatform {

@@ -11,8 +11,8 @@
 #include "core/ids.hpp"
 #include "core/point.hpp"
 #include "core/rect.hpp"
+#include "kernel/kernel_registry.hpp"
 #include "planner/task.hpp"
-#include "worker/kernel_registry.hpp"
 
 namespace lightning::worker {
 
@@ -22,12 +22,11 @@ struct LaunchData {
   KernelId kernel;
   std::string name;
   std::vector<uint8_t> functor;
-  std::vector<Point> extents;     ///< per signature parameter (rank 0 for scalars)
-  std::vector<ArraySlot> arrays;  ///< where the array handles sit in `functor`
-  /// For scalar reductions: how partials start and fold. kCustom: the kernel's ReducerInfo;
-  /// otherwise the built-in operator on one `reduce_type` value (its identity to start).
-  planner::FoldOp reduce_op = planner::FoldOp::kCustom;
-  DataType reduce_type = DataType::kUInt8;
+  std::vector<Point> extents;             ///< per signature parameter (rank 0 for scalars)
+  std::vector<kernel::ArraySlot> arrays;  ///< where the array handles sit in `functor`
+  /// For scalar reductions: how partials start and fold, as this process runs it (a custom
+  /// one has the kernel's init/join: KernelInfo::resolve).
+  Reduction reduction;
 };
 
 /// A buffer of the application on the driver: `box` of elements, row-major.

@@ -1,5 +1,5 @@
 // How a kind of device provides memory and moves bytes: the memory manager's only contact
-// with hardware. HostMemoryBackend emulates devices in host memory; the CUDA backend
+// with hardware. host::HostMemoryBackend emulates devices in host memory; the CUDA backend
 // implements the same calls with cuMemAlloc, pinned host memory and cuMemcpy.
 #pragma once
 

@@ -5,17 +5,22 @@
 #include <cstring>
 #include <map>
 
-#include "backend/host/region_ops.hpp"
 #include "core/error.hpp"
-#include "lightning_kokkos/device/array_handle.hpp"
-#include "worker/emulated_device.hpp"
-#include "worker/kernel_registry.hpp"
+#include "kernel/array_binding.hpp"
+#include "kernel/kernel_registry.hpp"
+#include "worker/region_ops.hpp"
 
 namespace lightning::worker {
 
 using planner::Task;
 
 namespace {
+
+std::shared_ptr<DevicePlatform> required(std::shared_ptr<DevicePlatform> platform) {
+  if (!platform)
+    throw Error(ErrorKind::kInternal, "a worker needs a device platform (WorkerOptions::platform)");
+  return platform;
+}
 
 std::string what_of(const std::exception_ptr& e) {
   if (!e) return {};
@@ -34,29 +39,6 @@ std::string what_of(const std::exception_ptr& e) {
   } catch (...) {
     return "unknown exception";
   }
-}
-
-// Size of an ArrayHandle of `rank` axes: data, offset, stride[rank], extent[rank].
-size_t handle_bytes(int rank) {
-  return 2 * sizeof(int64_t) + 2 * sizeof(int64_t) * rank;
-}
-
-// Points the array handles of `functor` at the superblock's chunks (see ArrayHandle): data at
-// the chunk's storage, offset at the linear index of its box's first element, row-major
-// strides over the box, the array's global extent.
-void patch_handle(uint8_t* functor, const ArraySlot& slot, void* data, const Rect& box,
-                  const Point& extent) {
-  auto* h = reinterpret_cast<lightning::RawArrayHandle*>(functor + slot.byte_offset);
-  h->data = data;
-  int64_t stride = 1;
-  int64_t offset = 0;
-  for (int a = slot.rank - 1; a >= 0; --a) {
-    h->stride_and_extent[a] = stride;
-    h->stride_and_extent[slot.rank + a] = extent[a];
-    offset += box.lo()[a] * stride;
-    stride *= box.extent()[a];
-  }
-  h->offset = offset;
 }
 
 }  // namespace
@@ -96,9 +78,7 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
     : options_(std::move(options)),
       transport_(transport),
       on_completed_(std::move(on_completed)),
-      platform_(options_.platform
-                    ? options_.platform
-                    : std::make_shared<EmulatedPlatform>(options_.threads_per_device)),
+      platform_(required(options_.platform)),
       sink_(std::make_unique<Sink>(*this)),
       scheduler_(std::make_unique<Scheduler>(*sink_, options_.staging_limit)),
       memory_(std::make_unique<MemoryManager>(options_.memory, platform_->memory())) {
@@ -111,7 +91,7 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
       copy_track_[d] = options_.trace->track(w + " " + d.to_string() + " copy");
     }
   }
-  host_copy_ = std::make_unique<host::Executor>(w + " host copy");
+  host_copy_ = std::make_unique<Engine>(w + " host copy");
   if (options_.trace) {
     host_copy_track_ = options_.trace->track(w + " host copy");
     staging_track_ = options_.trace->track(w + " staging (eviction, disk)");
@@ -217,7 +197,7 @@ PlacedBuffer Worker::placed(const Task& task, size_t access, void* data) const {
 
 // Data tasks run on the engines of the device holding the task's first chunk that lives on a
 // device; with every chunk in host memory, on the worker's host copy engine (nullptr).
-Device* Worker::engine_for(const Task& task, int* track) const {
+Device* Worker::device_for(const Task& task, int* track) const {
   for (const auto& a : task.accesses) {
     const ChunkMeta& meta = chunks_.at(a.chunk);
     if (!meta.home.valid()) continue;
@@ -244,22 +224,22 @@ Device::Done Worker::finished(const Task& task, int track) {
 
 void Worker::run_copy(const Task& task, PlacedBuffer dst, PlacedBuffer src, const Rect& region) {
   int track = -1;
-  Device* device = engine_for(task, &track);
+  Device* device = device_for(task, &track);
   if (device) return device->copy(dst, src, region, finished(task, track));
   run_timed(
-      *host_copy_, [dst, src, region] { host::copy_region(dst.view(), src.view(), region); },
+      *host_copy_, [dst, src, region] { worker::copy_region(dst.view(), src.view(), region); },
       finished(task, track));
 }
 
 void Worker::run_on_host(const Task& task, std::vector<HostAccess> accesses, Device::HostJob job) {
   int track = -1;
-  Device* device = engine_for(task, &track);
+  Device* device = device_for(task, &track);
   if (device)
     return device->run_on_host(std::move(accesses), std::move(job), finished(task, track));
   run_timed(
       *host_copy_,
       [accesses = std::move(accesses), job = std::move(job)] {
-        std::vector<host::BoxBuffer> views;
+        std::vector<worker::BoxBuffer> views;
         for (const HostAccess& a : accesses) views.push_back(a.buffer.view());
         job(views);
       },
@@ -282,8 +262,9 @@ void Worker::run_task(const Task& task) {
     const HostBuffer& h = context->host_buffers.at(id.value);
     return PlacedBuffer{h.data, h.box, h.element_size, MemorySpace::host()};
   };
-  auto reducer_of = [&](LaunchId launch) {
-    return &KernelRegistry::get(context->launches.at(launch)->kernel).reducer;
+  // A custom reduction joins with the functions of its launch's kernel, resolved in this process.
+  auto resolved = [&](const Reduction& r, LaunchId launch) {
+    return r.is_custom() ? context->launches.at(launch)->reduction : r;
   };
 
   std::visit(
@@ -299,12 +280,11 @@ void Worker::run_task(const Task& task) {
             events_.push(RanEvent{task.id, {}});
           },
           [&](const planner::ExecuteTask& t) {
-            const KernelInfo& info = KernelRegistry::get(t.kernel);
+            const kernel::KernelInfo& info = kernel::KernelRegistry::get(t.kernel);
             std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
-            KernelRun run{&info,   launch->name,      launch->functor,    t.superblock,
-                          nullptr, launch->reduce_op, launch->reduce_type};
-            for (const ArraySlot& slot : launch->arrays)  // unbound: nothing to touch
-              std::memset(run.functor.data() + slot.byte_offset, 0, handle_bytes(slot.rank));
+            KernelRun run{&info,        launch->name, launch->functor,
+                          t.superblock, nullptr,      launch->reduction};
+            kernel::clear_arrays(run.functor.data(), launch->arrays);  // unbound: nothing to touch
             for (size_t i = 0; i < task.accesses.size(); ++i) {
               const ChunkId c = task.accesses[i].chunk;
               if (c == t.scalar_partial) {
@@ -312,10 +292,10 @@ void Worker::run_task(const Task& task) {
                 continue;
               }
               const auto& binding = t.bindings.at(i);
-              for (const ArraySlot& slot : launch->arrays)
+              for (const kernel::ArraySlot& slot : launch->arrays)
                 if (slot.param == binding.param)
-                  patch_handle(run.functor.data(), slot, pointers.at(i), chunks_.at(c).box,
-                               launch->extents.at(slot.param));
+                  kernel::bind_array(run.functor.data(), slot, pointers.at(i), chunks_.at(c).box,
+                                     launch->extents.at(slot.param));
             }
             const int track = compute_track_.count(t.device) ? compute_track_.at(t.device) : -1;
             devices_[device_index_.at(t.device)]->launch(
@@ -331,20 +311,14 @@ void Worker::run_task(const Task& task) {
           [&](const planner::FillTask& t) {
             run_on_host(task, {{buffer(0), t.region, /*read=*/false, /*write=*/true}},
                         [region = t.region, value = t.value](const auto& b) {
-                          host::fill_region(b[0], region, value.data());
+                          worker::fill_region(b[0], region, value.data());
                         });
           },
           [&](const planner::FoldTask& t) {
-            const ReducerInfo* reducer =
-                t.op == planner::FoldOp::kCustom ? reducer_of(t.launch) : nullptr;
-            const DataType type = chunks_.at(t.dst).type;
             run_on_host(task,
                         {{buffer(0), t.region, true, false}, {buffer(1), t.region, true, true}},
-                        [region = t.region, op = t.op, type, reducer](const auto& b) {
-                          if (reducer)
-                            reducer->join(b[1].data, b[0].data);
-                          else
-                            host::fold_region(b[1], b[0], region, op, type);
+                        [region = t.region, r = resolved(t.reduction, t.launch)](const auto& b) {
+                          worker::fold_region(b[1], b[0], region, r);
                         });
           },
           [&](const planner::HostWriteTask& t) {
@@ -352,17 +326,11 @@ void Worker::run_task(const Task& task) {
           },
           [&](const planner::HostReadTask& t) {
             if (!t.fold) return run_copy(task, host_buffer(t.buffer), buffer(0), t.region);
-            const ReducerInfo* reducer =
-                t.op == planner::FoldOp::kCustom ? reducer_of(t.launch) : nullptr;
-            const DataType type = chunks_.at(t.src).type;
             run_on_host(
                 task,
                 {{buffer(0), t.region, true, false}, {host_buffer(t.buffer), t.region, true, true}},
-                [reducer, region = t.region, op = t.op, type](const auto& b) {
-                  if (reducer)
-                    reducer->join(b[1].data, b[0].data);
-                  else
-                    host::fold_region(b[1], b[0], region, op, type);
+                [region = t.region, r = resolved(t.reduction, t.launch)](const auto& b) {
+                  worker::fold_region(b[1], b[0], region, r);
                 });
           },
           [&](const planner::SendTask& t) {
@@ -377,7 +345,7 @@ void Worker::run_task(const Task& task) {
 
 void* Worker::block_in_place(const PlacedBuffer& buffer, const Rect& region) const {
   const bool host_memory = !buffer.space.is_device() || platform_->host_addresses_device_memory();
-  return host_memory ? host::contiguous_block(buffer.view(), region) : nullptr;
+  return host_memory ? worker::contiguous_block(buffer.view(), region) : nullptr;
 }
 
 // A Send lends the transport the chunk's bytes when they lie in host-addressable memory as one
@@ -389,7 +357,7 @@ void Worker::run_send(const Task& task, const planner::SendTask& send, PlacedBuf
   m.tag = send.tag;
   if (void* block = block_in_place(src, send.region)) {
     int track = -1;
-    engine_for(task, &track);
+    device_for(task, &track);
     m.lent.data = block;
     m.lent.size = static_cast<size_t>(send.region.volume()) * src.elem_size;
     m.lent.release = [done = finished(task, track), start = std::chrono::steady_clock::now()] {
@@ -405,7 +373,7 @@ void Worker::run_send(const Task& task, const planner::SendTask& send, PlacedBuf
   run_on_host(task, {{src, send.region, true, false}},
               [this, region = send.region, m = std::move(m)](const auto& b) mutable {
                 m.payload.resize(static_cast<size_t>(region.volume()) * b[0].elem_size);
-                host::pack_region(m.payload.data(), b[0], region);
+                worker::pack_region(m.payload.data(), b[0], region);
                 transport_.send(std::move(m));
               });
 }
@@ -442,7 +410,7 @@ void Worker::on_received(ReceivedEvent& e) {
   if (r.size != expected) return scheduler_->on_ran(e.task, wrong_size(r.task, r.size, expected));
   if (e.payload.empty()) {  // it went where run_recv said (announced payloads are never empty)
     int track = -1;
-    engine_for(r.task, &track);
+    device_for(r.task, &track);
     return finished(r.task, track)(nullptr, {r.start, std::chrono::steady_clock::now()});
   }
   unpack(r.task, r.dst, std::make_shared<comm::Payload>(std::move(e.payload)));
@@ -451,7 +419,7 @@ void Worker::on_received(ReceivedEvent& e) {
 void Worker::unpack(const Task& task, PlacedBuffer dst, std::shared_ptr<comm::Payload> payload) {
   const Rect region = std::get<planner::RecvTask>(task.kind).region;
   run_on_host(task, {{dst, region, false, true}}, [payload, region](const auto& b) {
-    host::unpack_region(b[0], payload->data(), region);
+    worker::unpack_region(b[0], payload->data(), region);
   });
 }
 

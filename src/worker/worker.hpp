@@ -9,15 +9,15 @@
 #include <variant>
 #include <vector>
 
-#include "backend/host/executor.hpp"
 #include "comm/transport.hpp"
 #include "core/ids.hpp"
+#include "core/message_queue.hpp"
 #include "planner/task.hpp"
 #include "worker/device.hpp"
 #include "worker/device_platform.hpp"
+#include "worker/engine.hpp"
 #include "worker/fragment_context.hpp"
 #include "worker/memory_manager.hpp"
-#include "worker/message_queue.hpp"
 #include "worker/scheduler.hpp"
 #include "worker/trace_writer.hpp"
 
@@ -29,9 +29,8 @@ struct WorkerOptions {
   std::vector<DeviceId> devices;  ///< in global numbering
   MemoryLimits memory;            ///< pool size per device, host cap, spill directory
   uint64_t staging_limit = 2'000'000'000;
-  int threads_per_device = 1;  ///< compute threads of each emulated device
-  /// Opens the devices and serves their memory; empty: emulated host devices
-  /// (EmulatedPlatform with threads_per_device).
+  /// Opens the devices and serves their memory (emulated host devices or GPUs: the backends
+  /// implement it). Required.
   std::shared_ptr<DevicePlatform> platform;
   TraceWriter* trace = nullptr;  ///< optional; shared by the workers of a process
 };
@@ -145,7 +144,7 @@ class Worker {
   MemorySpace space_for(const planner::Task& task, ChunkId chunk) const;
   uint64_t alignment_phase(ChunkId chunk) const;
   PlacedBuffer placed(const planner::Task& task, size_t access, void* data) const;
-  Device* engine_for(const planner::Task& task, int* track) const;
+  Device* device_for(const planner::Task& task, int* track) const;
   Device::Done finished(const planner::Task& task, int track);
   void run_copy(const planner::Task& task, PlacedBuffer dst, PlacedBuffer src, const Rect& region);
   void run_on_host(const planner::Task& task, std::vector<HostAccess> accesses,
@@ -187,7 +186,7 @@ class Worker {
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).
   std::vector<std::unique_ptr<Device>> devices_;
-  std::unique_ptr<host::Executor> host_copy_;  // for chunks in host memory
+  std::unique_ptr<Engine> host_copy_;  // for chunks in host memory
   std::unordered_map<DeviceId, size_t> device_index_;
   std::unordered_map<DeviceId, int> compute_track_, copy_track_;
   int host_copy_track_ = -1;

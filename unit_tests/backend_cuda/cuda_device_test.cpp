@@ -17,15 +17,15 @@
 #include "backend/cuda/driver_api.hpp"
 #include "backend/cuda/gpu_discovery.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
-#include "backend/host/region_ops.hpp"
 #include "core/error.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "worker/region_ops.hpp"
 
 namespace lightning::cuda {
 namespace {
 
+using kernel::KernelInfo;
 using worker::HostAccess;
-using worker::KernelInfo;
 using worker::KernelRun;
 using worker::MemorySpace;
 using worker::OpSpan;
@@ -99,10 +99,10 @@ KernelInfo axpy_info() {
   KernelInfo k;
   k.name = "axpy";
   k.functor_size = sizeof(Axpy);
-  k.signature.add_array("x", DataType::kFloat32, 1)
+  k.description.signature.add_array("x", DataType::kFloat32, 1)
       .add_array("y", DataType::kFloat32, 1)
       .add_scalar("a", DataType::kFloat32);
-  k.arrays = {{0, offsetof(Axpy, x), 1}, {1, offsetof(Axpy, y), 1}};
+  k.description.arrays = {{0, offsetof(Axpy, x), 1}, {1, offsetof(Axpy, y), 1}};
   return k;
 }
 
@@ -117,9 +117,9 @@ KernelInfo sum_info() {
   KernelInfo k;
   k.name = "sum";
   k.functor_size = sizeof(Sum);
-  k.signature.add_array("x", DataType::kFloat64, 1);
-  k.arrays = {{0, offsetof(Sum, x), 1}};
-  k.reducer = {sizeof(double), sum_init, sum_join};
+  k.description.signature.add_array("x", DataType::kFloat64, 1);
+  k.description.arrays = {{0, offsetof(Sum, x), 1}};
+  k.reduction = Reduction::custom(sizeof(double), sum_init, sum_join);
   return k;
 }
 
@@ -196,12 +196,12 @@ TEST_F(CudaDeviceTest, MemoryBackendCopiesAndZeroes) {
 }
 
 // A 2-D block goes host -> device (strided), device -> device (another box), device -> host;
-// the result equals the host reference (host::copy_region) and nothing else is written.
+// the result equals the host reference (worker::copy_region) and nothing else is written.
 TEST_F(CudaDeviceTest, StridedBoxesRoundTripThroughDeviceMemory) {
   const Rect host_box({0, 0}, {20, 30}), dev_a({2, 3}, {18, 27}), dev_b({4, 5}, {16, 25});
   const Rect region({5, 6}, {14, 21});
   std::vector<int32_t> src = iota(600, 1), dst(600, -7), expected(600, -7);
-  host::copy_region({expected.data(), host_box, 4}, {src.data(), host_box, 4}, region);
+  worker::copy_region({expected.data(), host_box, 4}, {src.data(), host_box, 4}, region);
   const auto a = on_device(0, dev_a, 4), b = on_device(0, dev_b, 4, 1 << 20);
   copy(0, a, on_host(src.data(), host_box, 4), region);
   copy(0, b, a, region);
@@ -213,7 +213,7 @@ TEST_F(CudaDeviceTest, ThreeDimensionalRegionsCopyLikeTheHost) {
   const Rect host_box({0, 0, 0}, {6, 7, 8}), dev({1, 0, 2}, {6, 7, 8});
   const Rect region({2, 1, 3}, {5, 6, 7});
   std::vector<int32_t> src = iota(336, 100), dst(336, 0), expected(336, 0);
-  host::copy_region({expected.data(), host_box, 4}, {src.data(), host_box, 4}, region);
+  worker::copy_region({expected.data(), host_box, 4}, {src.data(), host_box, 4}, region);
   copy(0, on_device(0, dev, 4), on_host(src.data(), host_box, 4), region);
   copy(0, on_host(dst.data(), host_box, 4), on_device(0, dev, 4), region);
   EXPECT_EQ(dst, expected);
@@ -223,7 +223,7 @@ TEST_F(CudaDeviceTest, PeerCopiesBetweenTwoGpus) {
   if (devices_.size() < 2) GTEST_SKIP() << "one GPU";
   const Rect box({0, 0}, {64, 64}), region({8, 4}, {40, 60});
   std::vector<int32_t> src = iota(4096, 3), dst(4096, 0), expected(4096, 0);
-  host::copy_region({expected.data(), box, 4}, {src.data(), box, 4}, region);
+  worker::copy_region({expected.data(), box, 4}, {src.data(), box, 4}, region);
   copy(0, on_device(0, box, 4), on_host(src.data(), box, 4), box);
   copy(0, on_device(1, box, 4), on_device(0, box, 4), region);  // strided peer
   copy(0, on_device(1, box, 4, 1 << 20), on_device(0, box, 4), Rect({0, 0}, {64, 64}));  // whole
@@ -243,7 +243,7 @@ TEST_F(CudaDeviceTest, HostJobsSeeTheRegionAndWriteItBack) {
   Waiter w;
   devices_[0]->run_on_host(
       {{dev, region, true, true}},
-      [&](const std::vector<host::BoxBuffer>& b) {
+      [&](const std::vector<worker::BoxBuffer>& b) {
         EXPECT_EQ(b[0].box, region);
         auto* v = static_cast<int32_t*>(b[0].data);
         for (int i = 0; i < 200; ++i) v[i] = -v[i];
@@ -273,7 +273,8 @@ TEST_F(CudaDeviceTest, LaunchesAKernelOverASuperblockWithGlobalIndices) {
   copy(0, dy, on_host(y.data(), Rect({0}, {n}), 4), chunk);
   Axpy f{};
   f.a = 2.5f;
-  KernelRun run{&info, "axpy", std::vector<uint8_t>(sizeof f), Rect({lo + 5}, {hi - 5}), nullptr};
+  KernelRun run{&info,   "axpy", std::vector<uint8_t>(sizeof f), Rect({lo + 5}, {hi - 5}),
+                nullptr, {}};
   std::memcpy(run.functor.data(), &f, sizeof f);
   patch(run.functor, offsetof(Axpy, x), dx.data, lo, n);
   patch(run.functor, offsetof(Axpy, y), dy.data, lo, n);
@@ -297,7 +298,8 @@ TEST_F(CudaDeviceTest, ReductionsJoinThePerBlockPartialsIntoThePartialChunk) {
   const auto dx = on_device(0, all, 8);
   copy(0, dx, on_host(x.data(), all, 8), all);
   const auto partial = on_device(0, Rect(Point{}, Point{}), 8, 32 << 20);
-  KernelRun run{&info, "sum", std::vector<uint8_t>(sizeof(Sum)), Rect({10}, {n}), partial.data};
+  KernelRun run{&info,           "sum",        std::vector<uint8_t>(sizeof(Sum)),
+                Rect({10}, {n}), partial.data, *info.reduction};
   patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
   Waiter w;
   devices_[0]->launch(std::move(run), w.done());
@@ -321,7 +323,8 @@ TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpuAllocatingPinnedBlocks) {
     const auto dx = on_device(1, all, 8);
     copy(1, dx, on_host(x.data(), all, 8), all);
     const auto partial = on_device(1, Rect(Point{}, Point{}), 8, 32 << 20);
-    KernelRun run{&info, "sum", std::vector<uint8_t>(sizeof(Sum)), all, partial.data};
+    KernelRun run{&info, "sum",        std::vector<uint8_t>(sizeof(Sum)),
+                  all,   partial.data, *info.reduction};
     patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
     Waiter w;
     devices_[1]->launch(std::move(run), w.done());
@@ -335,7 +338,7 @@ TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpuAllocatingPinnedBlocks) {
 TEST_F(CudaDeviceTest, AKernelWithoutImageFailsNamingTheKernelAndSuperblock) {
   static KernelInfo info = axpy_info();
   info.name = "missing";  // no entry "missing_entry" in the module
-  KernelRun run{&info, "missing", std::vector<uint8_t>(sizeof(Axpy)), Rect({0}, {10}), nullptr};
+  KernelRun run{&info, "missing", std::vector<uint8_t>(sizeof(Axpy)), Rect({0}, {10}), nullptr, {}};
   Waiter w;
   devices_[0]->launch(std::move(run), w.done());
   try {

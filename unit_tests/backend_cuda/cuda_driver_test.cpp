@@ -17,16 +17,16 @@
 #include "backend/cuda/gpu_discovery.hpp"
 #include "core/error.hpp"
 #include "driver/driver.hpp"
+#include "kernel/kernel_registry.hpp"
+#include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
-#include "worker/kernel_registry.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace lightning::cuda {
 namespace {
 
 using annotation::KernelSignature;
-using worker::KernelRegistry;
-using worker::native_kernel;
+using kernel::KernelRegistry;
+using kernel::native_kernel;
 
 // The host's functor and the same operator as GPU source: one body for both.
 #define LIGHTNING_TEST_BODY(...)          \
@@ -63,8 +63,8 @@ struct Dot {
 };
 
 template <class F>
-worker::KernelInfo with_gpu_source(worker::KernelInfo info, std::vector<size_t> offsets, int rank) {
-  info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+kernel::KernelInfo with_gpu_source(kernel::KernelInfo info, std::vector<size_t> offsets, int rank) {
+  info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
   info.device.source = F::source();
   info.device.param_offsets = std::move(offsets);
   info.device.index_rank = rank;
@@ -98,7 +98,7 @@ const KernelId kSaxpy = KernelRegistry::add(with_gpu_source<Saxpy>(
     {offsetof(Saxpy, x), offsetof(Saxpy, y), offsetof(Saxpy, a)}, 1));
 
 const KernelId kDot = KernelRegistry::add(
-    with_gpu_source<Dot>(worker::native_reduce_kernel<Dot, 1, double>(
+    with_gpu_source<Dot>(kernel::native_reduce_kernel<Dot, 1, double>(
                              "cuda_test::dot", "global i => read a[i], read b[i]",
                              KernelSignature()
                                  .add_array("a", DataType::kFloat64, 1)
@@ -229,8 +229,7 @@ Results run_all(const Config& config, int workers) {
     l.domain = Rect(Point{0}, Point{n});
     l.work = work::block(n / 20);
     l.result = &r.dot;
-    l.reduce_op = planner::FoldOp::kSum;
-    l.reduce_type = DataType::kFloat64;
+    l.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
     d.launch(l);
     d.delete_array(X);
     d.delete_array(Y);

@@ -117,7 +117,7 @@ struct DeviceBuffer {
 
 // What the runtime hands a GPU kernel in an array handle for a chunk of `box` (row-major
 // storage at `buffer`) of an array of `extent`: the box's strides, and the data pointer with
-// the offset of the box's first element folded in (cuda::fold_chunk_offsets), so that `data`
+// the offset of the box's first element folded in (kernel::fold_chunk_offsets), so that `data`
 // is indexed with global indices and `offset` is 0.
 template <class T>
 void patch(std::vector<unsigned char>& bytes, size_t at, const DeviceBuffer<T>& buffer,

@@ -33,10 +33,10 @@ JitCache& cache() {
 
 // Compiles `info`, then runs it over `threads` with `grid` blocks (0: enough for all),
 // through the general entry or the one-index-per-thread entry (`cover`).
-void run(const worker::KernelInfo& info, std::vector<unsigned char>& bytes, const Rect& threads,
+void run(const kernel::KernelInfo& info, std::vector<unsigned char>& bytes, const Rect& threads,
          CUdeviceptr partials = 0, unsigned grid = 0, const KernelSpecialization& spec = {},
          bool cover = false) {
-  const CompiledKernel& k = cache().get(info, api->sm_major, api->sm_minor, spec);
+  const KernelImage& k = cache().get(info, api->sm_major, api->sm_minor, spec);
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   LK_CU(cuModuleLoadData(&module, k.cubin.data()));
@@ -62,7 +62,7 @@ using LView = lightning::View<D>;
 
 TEST(GpuEntry, SaxpyFunctorOnTwoChunksWithACappedGrid) {
   using F = lk_test::Saxpy<LView<const float*>, LView<float*>>;
-  const worker::KernelInfo& info = worker::KernelRegistry::get(kernel_registration<F>().id);
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(kernel_registration<F>().id);
   const int64_t n = 1 << 20;
   const int64_t half = n / 2 + 1000;  // chunks of unequal size
   std::vector<float> x(n), y(n);
@@ -75,8 +75,8 @@ TEST(GpuEntry, SaxpyFunctorOnTwoChunksWithACappedGrid) {
     DeviceBuffer<float> dx(std::vector<float>(x.begin() + lo, x.begin() + hi));
     DeviceBuffer<float> dy(std::vector<float>(y.begin() + lo, y.begin() + hi));
     std::vector<unsigned char> bytes = bytes_of(f);
-    patch(bytes, info.arrays[0].byte_offset, dx, part, {n});
-    patch(bytes, info.arrays[1].byte_offset, dy, part, {n});
+    patch(bytes, info.description.arrays[0].byte_offset, dx, part, {n});
+    patch(bytes, info.description.arrays[1].byte_offset, dy, part, {n});
     run(info, bytes, part, 0, lo == 0 ? 7 : 0);  // 7 blocks: the grid-stride loop does the rest
     const std::vector<float> got = dy.read();
     std::copy(got.begin(), got.end(), out.begin() + lo);
@@ -88,7 +88,7 @@ TEST(GpuEntry, SaxpyFunctorOnTwoChunksWithACappedGrid) {
 
 TEST(GpuEntry, RowSumOnARowChunkOfAMatrix) {
   using F = lk_test::RowSum<LView<const double**>, LView<double*>>;
-  const worker::KernelInfo& info = worker::KernelRegistry::get(kernel_registration<F>().id);
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(kernel_registration<F>().id);
   const int64_t rows = 3000, cols = 37, r0 = 1100, r1 = 2345;
   std::vector<double> m((r1 - r0) * cols);
   for (size_t e = 0; e < m.size(); ++e) m[e] = double(e % 13);
@@ -98,8 +98,9 @@ TEST(GpuEntry, RowSumOnARowChunkOfAMatrix) {
   f.cols = cols;
   f.scale = 0.5;
   std::vector<unsigned char> bytes = bytes_of(f);
-  patch(bytes, info.arrays[0].byte_offset, dm, Rect(Point{r0, 0}, Point{r1, cols}), {rows, cols});
-  patch(bytes, info.arrays[1].byte_offset, ds, Rect(Point{r0}, Point{r1}), {rows});
+  patch(bytes, info.description.arrays[0].byte_offset, dm, Rect(Point{r0, 0}, Point{r1, cols}),
+        {rows, cols});
+  patch(bytes, info.description.arrays[1].byte_offset, ds, Rect(Point{r0}, Point{r1}), {rows});
   run(info, bytes, Rect(Point{r0}, Point{r1}));
   const std::vector<double> s = ds.read();
   for (int64_t i = 0; i < r1 - r0; ++i) {
@@ -111,15 +112,15 @@ TEST(GpuEntry, RowSumOnARowChunkOfAMatrix) {
 
 TEST(GpuEntry, RankThreeArraysAndExtents) {
   using F = lk_test::Twice3<LView<const float***>, LView<float***>>;
-  const worker::KernelInfo& info = worker::KernelRegistry::get(kernel_registration<F>().id);
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(kernel_registration<F>().id);
   const int64_t n0 = 40, n1 = 5, n2 = 6, lo = 10, hi = 33;
   const Rect box(Point{lo, 0, 0}, Point{hi, n1, n2});
   std::vector<float> in(box.volume());
   std::iota(in.begin(), in.end(), 1.0f);
   DeviceBuffer<float> din(in), dout(std::vector<float>(in.size(), 0));
   std::vector<unsigned char> bytes = bytes_of(F{});
-  patch(bytes, info.arrays[0].byte_offset, din, box, {n0, n1, n2});
-  patch(bytes, info.arrays[1].byte_offset, dout, box, {n0, n1, n2});
+  patch(bytes, info.description.arrays[0].byte_offset, din, box, {n0, n1, n2});
+  patch(bytes, info.description.arrays[1].byte_offset, dout, box, {n0, n1, n2});
   run(info, bytes, Rect(Point{lo}, Point{hi}));
   const std::vector<float> out = dout.read();
   for (size_t e = 0; e < in.size(); ++e) ASSERT_EQ(out[e], 2 * in[e]) << e;
@@ -127,11 +128,11 @@ TEST(GpuEntry, RankThreeArraysAndExtents) {
 
 // A rank-2 index space (as MDRangePolicy gives) over a tile of a matrix.
 TEST(GpuEntry, TwoIndicesOverATile) {
-  worker::KernelInfo info;
+  kernel::KernelInfo info;
   info.name = "gpu_test::Tile";
   info.functor_size = 48;
-  info.signature.add_array("m", DataType::kInt64, 2);
-  info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+  info.description.signature.add_array("m", DataType::kInt64, 2);
+  info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
   info.device.source = "void operator()(int64_t i, int64_t j) const { m(i, j) = i * 1000 + j; }";
   info.device.param_offsets = {0};
   info.device.index_rank = 2;
@@ -150,7 +151,7 @@ TEST(GpuEntry, TwoIndicesOverATile) {
 // its grid covers the superblock), on a chunk in the middle of the array.
 TEST(GpuEntry, SaxpyFunctorThroughTheCoverEntry) {
   using F = lk_test::Saxpy<LView<const float*>, LView<float*>>;
-  const worker::KernelInfo& info = worker::KernelRegistry::get(kernel_registration<F>().id);
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(kernel_registration<F>().id);
   const int64_t n = 1 << 20, lo = 300001, hi = 700003;
   std::vector<float> x(hi - lo), y(hi - lo);
   for (int64_t i = lo; i < hi; ++i) x[i - lo] = float(i % 101), y[i - lo] = float(i % 7);
@@ -159,8 +160,8 @@ TEST(GpuEntry, SaxpyFunctorThroughTheCoverEntry) {
   f.a = 2.5f;
   std::vector<unsigned char> bytes = bytes_of(f);
   const Rect part(Point{lo}, Point{hi});
-  patch(bytes, info.arrays[0].byte_offset, dx, part, {n});
-  patch(bytes, info.arrays[1].byte_offset, dy, part, {n});
+  patch(bytes, info.description.arrays[0].byte_offset, dx, part, {n});
+  patch(bytes, info.description.arrays[1].byte_offset, dy, part, {n});
   run(info, bytes, part, 0, 0, {}, /*cover=*/true);
   const std::vector<float> out = dy.read();
   for (int64_t i = lo; i < hi; ++i)
@@ -170,11 +171,11 @@ TEST(GpuEntry, SaxpyFunctorThroughTheCoverEntry) {
 // A column-major (LayoutLeft) matrix on a chunk that does not start at element 0: the
 // reversed handle's offset must be folded in like any other.
 TEST(GpuEntry, ColumnMajorArrayOnAnInnerChunk) {
-  worker::KernelInfo info;
+  kernel::KernelInfo info;
   info.name = "gpu_test::TileLeft";
   info.functor_size = 48;
-  info.signature.add_array("m", DataType::kInt64, 2, /*axes_reversed=*/true);
-  info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+  info.description.signature.add_array("m", DataType::kInt64, 2, /*axes_reversed=*/true);
+  info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
   info.device.source = "void operator()(int64_t i, int64_t j) const { m(i, j) = i * 1000 + j; }";
   info.device.param_offsets = {0};
   info.device.index_rank = 2;
@@ -192,16 +193,17 @@ TEST(GpuEntry, ColumnMajorArrayOnAnInnerChunk) {
 
 // A dot product and a minimum: one partial per block, folded here.
 TEST(GpuEntry, ReductionsWritePartialsPerBlock) {
-  worker::KernelInfo info;
+  kernel::KernelInfo info;
   info.name = "gpu_test::Dot";
   info.functor_size = 80;
-  info.signature.add_array("x", DataType::kFloat64, 1).add_array("y", DataType::kFloat64, 1);
-  info.device.kind = worker::DeviceCodeKind::kFunctorBody;
+  info.description.signature.add_array("x", DataType::kFloat64, 1)
+      .add_array("y", DataType::kFloat64, 1);
+  info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
   info.device.source =
       "void operator()(const int64_t i, double& sum) const { sum += x(i) * y(i); }";
   info.device.param_offsets = {0, 40};
   info.device.index_rank = 1;
-  info.reducer.value_size = 8;
+  info.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
   const int64_t lo = 5000, hi = 5000 + 1000003;  // not a multiple of the block
   std::vector<double> x(hi - lo), y(hi - lo);
   for (size_t e = 0; e < x.size(); ++e) x[e] = double(e % 10), y[e] = double(e % 3);
@@ -226,7 +228,7 @@ TEST(GpuEntry, ReductionsWritePartialsPerBlock) {
       "void operator()(const int64_t i, double& m) const { if (x(i) - y(i) < m) m = x(i) - "
       "y(i); }";
   KernelSpecialization spec;
-  spec.reduce_op = planner::FoldOp::kMin;
+  spec.reduction = Reduction::builtin(ReduceOp::kMin, DataType::kFloat64);
   DeviceBuffer<double> partials(std::vector<double>(64, 0));
   run(info, bytes, Rect(Point{lo}, Point{hi}), partials.ptr, 64, spec);
   double least = 1e300;
@@ -235,7 +237,7 @@ TEST(GpuEntry, ReductionsWritePartialsPerBlock) {
 }
 
 TEST(GpuEntry, PortedStencilWithVirtualBlocks) {
-  const worker::KernelInfo& info = worker::KernelRegistry::get(ported::stencil_kernel().id());
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(ported::stencil_kernel().id());
   const int64_t n = 1 << 16, block = 256;
   // The superblock of blocks 40..99 and its chunks: output its threads, input with a halo.
   const int64_t lo = 40 * block, hi = 100 * block;

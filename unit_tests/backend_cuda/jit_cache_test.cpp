@@ -14,14 +14,15 @@ namespace lightning::cuda {
 namespace {
 
 namespace fs = std::filesystem;
-using worker::DeviceCodeKind;
-using worker::KernelInfo;
+using kernel::DeviceCodeKind;
+using kernel::KernelInfo;
 
 KernelInfo scale_info(const std::string& name, const std::string& body) {
   KernelInfo info;
   info.name = name;
   info.functor_size = 48;  // ArrayHandle<float, 1>, a control pointer, a float and padding
-  info.signature.add_array("x", DataType::kFloat32, 1).add_scalar("s", DataType::kFloat32);
+  info.description.signature.add_array("x", DataType::kFloat32, 1)
+      .add_scalar("s", DataType::kFloat32);
   info.device.kind = DeviceCodeKind::kFunctorBody;
   info.device.source = body;
   info.device.param_offsets = {0, 40};
@@ -53,8 +54,8 @@ class JitCacheTest : public ::testing::Test {
 TEST_F(JitCacheTest, CompilesOnceThenServesFromMemory) {
   JitCache cache(dir_.string());
   const KernelInfo info = scale_info("jit::Scale", kBody);
-  const CompiledKernel& a = cache.get(info, 9, 0);
-  const CompiledKernel& b = cache.get(info, 9, 0);
+  const KernelImage& a = cache.get(info, 9, 0);
+  const KernelImage& b = cache.get(info, 9, 0);
   EXPECT_EQ(&a, &b);
   EXPECT_EQ(a.entry, "lightning_entry");
   EXPECT_EQ(cache.stats().compiled, 1u);
@@ -113,10 +114,10 @@ TEST_F(JitCacheTest, ConcurrentRequestsCompileOnce) {
   JitCache cache(dir_.string());
   const KernelInfo info = scale_info("jit::Scale", kBody);
   std::vector<std::thread> threads;
-  std::vector<const CompiledKernel*> got(8);
+  std::vector<const KernelImage*> got(8);
   for (int t = 0; t < 8; ++t) threads.emplace_back([&, t] { got[t] = &cache.get(info, 9, 0); });
   for (auto& t : threads) t.join();
-  for (const CompiledKernel* k : got) EXPECT_EQ(k, got[0]);
+  for (const KernelImage* k : got) EXPECT_EQ(k, got[0]);
   EXPECT_EQ(cache.stats().compiled, 1u);
 }
 

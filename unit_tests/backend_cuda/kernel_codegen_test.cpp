@@ -9,13 +9,14 @@
 
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "core/error.hpp"
+#include "kernel/array_binding.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 
 namespace lightning::cuda {
 namespace {
 
-using worker::DeviceCodeKind;
-using worker::KernelInfo;
+using kernel::DeviceCodeKind;
+using kernel::KernelInfo;
 
 // The bytes of a functor with two rank-1 Views and a float, as the Kokkos adapter lays them
 // out: each View is its ArrayHandle followed by a control-block pointer.
@@ -31,7 +32,7 @@ KernelInfo saxpy_info(const std::string& body) {
   KernelInfo info;
   info.name = "test::Saxpy";
   info.functor_size = sizeof(HostSaxpy);
-  info.signature.add_array("x", DataType::kFloat32, 1)
+  info.description.signature.add_array("x", DataType::kFloat32, 1)
       .add_array("y", DataType::kFloat32, 1)
       .add_scalar("a", DataType::kFloat32);
   info.device.kind = DeviceCodeKind::kFunctorBody;
@@ -66,7 +67,7 @@ TEST(KernelCodegen, ColumnMajorViewsIndexTheirReversedStorage) {
   KernelInfo info;
   info.name = "test::Transpose";
   info.functor_size = sizeof(HostTranspose);
-  info.signature.add_array("a", DataType::kFloat64, 2, /*axes_reversed=*/true)
+  info.description.signature.add_array("a", DataType::kFloat64, 2, /*axes_reversed=*/true)
       .add_array("b", DataType::kFloat64, 2);
   info.device.kind = DeviceCodeKind::kFunctorBody;
   info.device.source =
@@ -129,7 +130,7 @@ TEST(KernelCodegen, FunctorStructHasHostLayoutWithGapsAndChecks) {
 // What the runtime does to a kernel's bytes before a GPU launch.
 TEST(KernelCodegen, FoldingChunkOffsetsKeepsTheAddressedElements) {
   KernelInfo info = saxpy_info(kSaxpyBody);
-  info.arrays = {{0, offsetof(HostSaxpy, x), 1}, {1, offsetof(HostSaxpy, y), 1}};
+  info.description.arrays = {{0, offsetof(HostSaxpy, x), 1}, {1, offsetof(HostSaxpy, y), 1}};
   std::vector<float> storage(100);
   HostSaxpy f{};
   f.x.data = storage.data();
@@ -139,7 +140,8 @@ TEST(KernelCodegen, FoldingChunkOffsetsKeepsTheAddressedElements) {
   f.y.data = nullptr;  // an unbound array stays null
   f.a = 2;
   const uintptr_t x_data = reinterpret_cast<uintptr_t>(f.x.data);
-  fold_chunk_offsets(info, reinterpret_cast<unsigned char*>(&f));
+  kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
+                             reinterpret_cast<uint8_t*>(&f));
   EXPECT_EQ(reinterpret_cast<uintptr_t>(f.x.data), x_data - 1000 * sizeof(float));
   EXPECT_EQ(f.x.offset, 0);
   EXPECT_EQ(f.x.stride[0], 1);
@@ -147,14 +149,16 @@ TEST(KernelCodegen, FoldingChunkOffsetsKeepsTheAddressedElements) {
   EXPECT_EQ(f.y.data, nullptr);
   EXPECT_EQ(f.a, 2.0f);
   // The slot must name an array parameter of the signature.
-  info.arrays = {{2, offsetof(HostSaxpy, a), 1}};
-  EXPECT_THROW(fold_chunk_offsets(info, reinterpret_cast<unsigned char*>(&f)), Error);
+  info.description.arrays = {{2, offsetof(HostSaxpy, a), 1}};
+  EXPECT_THROW(kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
+                                          reinterpret_cast<uint8_t*>(&f)),
+               Error);
 }
 
 TEST(KernelCodegen, MembersListedOutOfOrderAreLaidOutByOffset) {
   KernelInfo info = saxpy_info(kSaxpyBody);
-  info.signature = {};
-  info.signature.add_scalar("a", DataType::kFloat32)
+  info.description.signature = {};
+  info.description.signature.add_scalar("a", DataType::kFloat32)
       .add_array("y", DataType::kFloat32, 1)
       .add_array("x", DataType::kFloat32, 1);
   info.device.param_offsets = {offsetof(HostSaxpy, a), offsetof(HostSaxpy, y),
@@ -206,7 +210,7 @@ TEST(KernelCodegen, RankTwoAndThreeIndicesFromTheLaunchBox) {
   KernelInfo info;
   info.name = "test::Fill2";
   info.functor_size = sizeof(Host2);
-  info.signature.add_array("m", DataType::kFloat64, 2);
+  info.description.signature.add_array("m", DataType::kFloat64, 2);
   info.device.kind = DeviceCodeKind::kFunctorBody;
   info.device.source =
       "void operator()(const int64_t i, const int64_t j) const { m(i, j) = i * m.extent(1) + j; "
@@ -225,8 +229,8 @@ TEST(KernelCodegen, RankTwoAndThreeIndicesFromTheLaunchBox) {
   compile(g);
 
   info.name = "test::Fill3";
-  info.signature = {};
-  info.signature.add_array("m", DataType::kFloat64, 3);
+  info.description.signature = {};
+  info.description.signature.add_array("m", DataType::kFloat64, 3);
   info.functor_size = 16 + 16 * 3 + 8;
   info.device.source =
       "void operator()(int i, int j, int k) const { m(i, j, k) = m.size() + i + j + k; }";
@@ -240,7 +244,7 @@ TEST(KernelCodegen, RankTwoAndThreeIndicesFromTheLaunchBox) {
 KernelInfo sum_info() {
   KernelInfo info = saxpy_info("");
   info.name = "test::Dot";
-  info.reducer.value_size = 8;
+  info.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
   return info;
 }
 
@@ -249,8 +253,7 @@ TEST(KernelCodegen, ReductionWritesOnePartialPerBlock) {
   info.device.source = "void operator()(const int i, double& sum) const { sum += x(i) * y(i); }";
   KernelSpecialization spec;
   spec.block_size = 128;
-  spec.reduce_op = planner::FoldOp::kSum;
-  spec.reduce_type = DataType::kFloat64;
+  spec.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
   const GeneratedKernel g = generate_kernel(info, spec);
   EXPECT_TRUE(contains(g.source, "__launch_bounds__(128)")) << g.source;
   EXPECT_TRUE(contains(g.source, "double value = double(0);")) << g.source;
@@ -265,8 +268,7 @@ TEST(KernelCodegen, ReductionWritesOnePartialPerBlock) {
 }
 
 TEST(KernelCodegen, EveryBuiltInReducerOnEveryValueTypeCompiles) {
-  const planner::FoldOp ops[] = {planner::FoldOp::kSum, planner::FoldOp::kProd,
-                                 planner::FoldOp::kMin, planner::FoldOp::kMax};
+  const ReduceOp ops[] = {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax};
   const DataType types[] = {DataType::kInt8,   DataType::kInt32,  DataType::kInt64,
                             DataType::kUInt16, DataType::kUInt64, DataType::kFloat32,
                             DataType::kFloat64};
@@ -274,15 +276,14 @@ TEST(KernelCodegen, EveryBuiltInReducerOnEveryValueTypeCompiles) {
   // the number of NVRTC runs small.
   for (DataType type : types) {
     std::string all;
-    for (planner::FoldOp op : ops) {
+    for (ReduceOp op : ops) {
       KernelInfo info = sum_info();
-      info.reducer.value_size = size_of(type);
+      info.reduction = Reduction::builtin(ReduceOp::kSum, type);
       const std::string t(name_of(type));
       info.device.source =
           "void operator()(const int i, " + t + "& v) const { v = v + " + t + "(x(i)); }";
       KernelSpecialization spec;
-      spec.reduce_op = op;
-      spec.reduce_type = type;
+      spec.reduction = Reduction::builtin(op, type);
       std::string s = generate_kernel(info, spec).source;
       const std::string suffix = std::string("_") + std::to_string(static_cast<int>(op));
       for (const char* word : {"lightning_generated", "lightning_entry"})
@@ -298,10 +299,9 @@ TEST(KernelCodegen, EveryBuiltInReducerOnEveryValueTypeCompiles) {
 TEST(KernelCodegen, ReductionErrorsNameTheKernel) {
   KernelInfo info = sum_info();
   KernelSpecialization spec;
-  spec.reduce_op = planner::FoldOp::kCustom;
+  spec.reduction = Reduction::custom(8);
   EXPECT_THROW(generate_kernel(info, spec), Error);
-  spec.reduce_op = planner::FoldOp::kMin;
-  spec.reduce_type = DataType::kFloat32;  // 4 bytes, the kernel reduces 8
+  spec.reduction = Reduction::builtin(ReduceOp::kMin, DataType::kFloat32);  // 4 bytes, not 8
   try {
     generate_kernel(info, spec);
     FAIL();
@@ -319,7 +319,7 @@ TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheVirtualBlock) {
   KernelInfo info;
   info.name = "ported::stencil";
   info.functor_size = sizeof(Params);
-  info.signature.add_array("out", DataType::kFloat32, 1)
+  info.description.signature.add_array("out", DataType::kFloat32, 1)
       .add_array("in", DataType::kFloat32, 1)
       .add_scalar("n", DataType::kInt32);
   info.device.kind = DeviceCodeKind::kPorted;

@@ -18,7 +18,7 @@ using lightning::Error;
 using lightning::ErrorKind;
 
 TEST(PortedKernel, PackedLayoutFollowsTheParameters) {
-  const lightning::worker::KernelInfo info = lightning::detail::ported_kernel_info(
+  const lightning::kernel::KernelInfo info = lightning::detail::ported_kernel_info(
       "test::layout", "", "f",
       {CudaParam::scalar<int>("n"), CudaParam::array<float>("out", 1),
        CudaParam::scalar<double>("w"), CudaParam::array<int>("m", 2),
@@ -28,11 +28,11 @@ TEST(PortedKernel, PackedLayoutFollowsTheParameters) {
   // short at 96; 98 rounded to 104.
   EXPECT_EQ(info.device.param_offsets, (std::vector<size_t>{0, 8, 40, 48, 96}));
   EXPECT_EQ(info.functor_size, 104u);
-  ASSERT_EQ(info.arrays.size(), 2u);
-  EXPECT_EQ(info.arrays[1].byte_offset, 48u);
-  EXPECT_EQ(info.arrays[1].rank, 2);
-  ASSERT_EQ(info.scalars.size(), 2u);  // the integer scalars an annotation may name
-  EXPECT_EQ(info.device.kind, lightning::worker::DeviceCodeKind::kPorted);
+  ASSERT_EQ(info.description.arrays.size(), 2u);
+  EXPECT_EQ(info.description.arrays[1].byte_offset, 48u);
+  EXPECT_EQ(info.description.arrays[1].rank, 2);
+  ASSERT_EQ(info.description.scalars.size(), 2u);  // the integer scalars an annotation may name
+  EXPECT_EQ(info.device.kind, lightning::kernel::DeviceCodeKind::kPorted);
   EXPECT_EQ(info.device.function, "f");
 }
 

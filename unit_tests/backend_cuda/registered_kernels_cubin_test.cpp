@@ -53,14 +53,14 @@ TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
   const std::vector<std::string> options = nvrtc_options(9, 0);
   std::set<std::string> compiled;
   std::set<std::string> failed_as_expected;
-  for (KernelId id : worker::KernelRegistry::ids()) {
-    const worker::KernelInfo& info = worker::KernelRegistry::get(id);
-    if (info.device.kind == worker::DeviceCodeKind::kNone) {
+  for (KernelId id : kernel::KernelRegistry::ids()) {
+    const kernel::KernelInfo& info = kernel::KernelRegistry::get(id);
+    if (info.device.kind == kernel::DeviceCodeKind::kNone) {
       std::printf("host only (no GPU source): %s\n", info.name.c_str());
       continue;
     }
     KernelSpecialization spec;
-    if (info.reducer.value_size != 0) spec.reduce_type = info.reducer.type;
+    if (info.reduces()) spec.reduction = *info.reduction;
     const GeneratedKernel g = generate_kernel(info, spec);
     const auto host_only = kHostOnly.find(info.name);
     try {

@@ -15,8 +15,8 @@
 #include "core/error.hpp"
 #include "driver/cluster.hpp"
 #include "driver/driver.hpp"
+#include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace lightning::driver {
 namespace {
@@ -37,7 +37,7 @@ struct Hazard {
   }
 };
 
-const KernelId kHazard = worker::KernelRegistry::add(worker::native_kernel<Hazard, 1>(
+const KernelId kHazard = kernel::KernelRegistry::add(kernel::native_kernel<Hazard, 1>(
     "rank_failure_test::hazard", "global i => read x[i], write y[i]",
     annotation::KernelSignature()
         .add_array("x", DataType::kFloat64, 1)

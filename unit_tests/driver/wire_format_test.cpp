@@ -40,13 +40,13 @@ auto fields(const FillTask& t) {
   return std::tie(t.chunk, t.region, t.value);
 }
 auto fields(const FoldTask& t) {
-  return std::tie(t.src, t.dst, t.region, t.op, t.launch, t.assign);
+  return std::tie(t.src, t.dst, t.region, t.reduction, t.launch, t.assign);
 }
 auto fields(const HostWriteTask& t) {
   return std::tie(t.buffer, t.host_box, t.dst, t.region);
 }
 auto fields(const HostReadTask& t) {
-  return std::tie(t.src, t.buffer, t.host_box, t.region, t.fold, t.op, t.launch);
+  return std::tie(t.src, t.buffer, t.host_box, t.region, t.fold, t.reduction, t.launch);
 }
 auto fields(const BarrierTask& t) {
   return std::tie(t.fence);
@@ -105,10 +105,11 @@ std::vector<Task> every_kind() {
   tasks.push_back(task(105, RecvTask{ChunkId(6), HostBufferId{9}, box, region, WorkerId(1), 99}));
   tasks.push_back(task(106, FillTask{ChunkId(7), region, {1, 2, 3, 4, 5, 6, 7, 8}}));
   tasks.push_back(
-      task(107, FoldTask{ChunkId(8), ChunkId(9), Rect(), FoldOp::kMax, LaunchId(4), true}));
+      task(107, FoldTask{ChunkId(8), ChunkId(9), Rect(),
+                         Reduction::builtin(ReduceOp::kMax, DataType::kInt32), LaunchId(4), true}));
   tasks.push_back(task(108, HostWriteTask{HostBufferId{5}, box, ChunkId(10), region}));
   tasks.push_back(task(109, HostReadTask{ChunkId(11), HostBufferId{6}, box, region, true,
-                                         FoldOp::kCustom, LaunchId(3)}));
+                                         Reduction::custom(24), LaunchId(3)}));
   tasks.push_back(task(110, BarrierTask{LaunchId(12)}));
   return tasks;
 }
@@ -122,8 +123,7 @@ TEST(WireFormat, EveryTaskKindRoundTrips) {
                           {0, 1, 2, 255},
                           {Point{10}, Point(), Point{3, 4}},
                           {{0, 8, 1}, {2, 48, 2}},
-                          planner::FoldOp::kMax,
-                          DataType::kInt16};
+                          Reduction::builtin(ReduceOp::kMax, DataType::kInt16)};
   m.launches.emplace_back(LaunchId(9), data);
 
   const Message back = decode(encode(m), 1);
@@ -151,8 +151,7 @@ TEST(WireFormat, EveryTaskKindRoundTrips) {
   EXPECT_EQ(d.arrays[1].param, 2);
   EXPECT_EQ(d.arrays[1].byte_offset, 48u);
   EXPECT_EQ(d.arrays[1].rank, 2);
-  EXPECT_EQ(d.reduce_op, planner::FoldOp::kMax);
-  EXPECT_EQ(d.reduce_type, DataType::kInt16);
+  EXPECT_EQ(d.reduction, Reduction::builtin(ReduceOp::kMax, DataType::kInt16));
 }
 
 TEST(WireFormat, SettingsAndRepliesRoundTrip) {

@@ -5,8 +5,8 @@
 
 #include "core/error.hpp"
 #include "driver/driver.hpp"
+#include "kernel/kernel_registry.hpp"
 #include "kokkos_test_kernels.hpp"
-#include "worker/kernel_registry.hpp"
 
 namespace {
 
@@ -107,22 +107,22 @@ TEST(KokkosDispatch, KernelRegistrationDescribesTheFunctor) {
   const auto& reg = lightning::kernel_registration<F>();
   EXPECT_NE(reg.name.find("lk_test::RowSum<"), std::string::npos) << reg.name;
   EXPECT_NE(reg.source.find("s(i) = scale * t;"), std::string::npos) << reg.source;
-  const auto& info = lightning::worker::KernelRegistry::get(reg.id);
+  const auto& info = lightning::kernel::KernelRegistry::get(reg.id);
   EXPECT_EQ(info.functor_size, sizeof(F));
-  EXPECT_EQ(info.annotation, "global i => read m[i, 0:cols-1], write s[i]");
+  EXPECT_EQ(info.description.annotation, "global i => read m[i, 0:cols-1], write s[i]");
   lightning::annotation::KernelSignature expected;
   expected.add_array("m", lightning::DataType::kFloat64, 2)
       .add_array("s", lightning::DataType::kFloat64, 1)
       .add_scalar("cols", lightning::DataType::kInt64)
       .add_scalar("scale", lightning::DataType::kFloat64);
-  EXPECT_EQ(info.signature, expected);
-  ASSERT_EQ(info.arrays.size(), 2u);
-  EXPECT_EQ(info.arrays[0].byte_offset, offsetof(F, m));
-  EXPECT_EQ(info.arrays[0].rank, 2);
-  EXPECT_EQ(info.arrays[1].byte_offset, offsetof(F, s));
-  ASSERT_EQ(info.scalars.size(), 1u);  // only integers: annotations name those
-  EXPECT_EQ(info.scalars[0].param, 2);
-  EXPECT_EQ(info.scalars[0].byte_offset, offsetof(F, cols));
+  EXPECT_EQ(info.description.signature, expected);
+  ASSERT_EQ(info.description.arrays.size(), 2u);
+  EXPECT_EQ(info.description.arrays[0].byte_offset, offsetof(F, m));
+  EXPECT_EQ(info.description.arrays[0].rank, 2);
+  EXPECT_EQ(info.description.arrays[1].byte_offset, offsetof(F, s));
+  ASSERT_EQ(info.description.scalars.size(), 1u);  // only integers: annotations name those
+  EXPECT_EQ(info.description.scalars[0].param, 2);
+  EXPECT_EQ(info.description.scalars[0].byte_offset, offsetof(F, cols));
 }
 
 TEST(KokkosDispatch, TaskErrorSurfacesAtKokkosFence) {

@@ -47,7 +47,7 @@ std::vector<std::string> plan_sequence(bool cached, PlanCacheStats* stats) {
   r.domain = Rect(Point{0}, Point{40});
   r.arrays = {a, s};
   for (uint64_t it = 0; it < 3; ++it) {
-    r.scalar_reduction = ScalarReduction{8, FoldOp::kCustom, HostBufferId{100 + it}};
+    r.scalar_reduction = ScalarReduction{Reduction::custom(8), HostBufferId{100 + it}};
     keep(planner.launch(r));
   }
   keep(planner.fence());

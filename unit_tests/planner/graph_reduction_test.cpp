@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "planner/fold_identity.hpp"
+#include "core/reduction.hpp"
 
 namespace lightning::planner::testing {
 namespace {
@@ -26,7 +26,8 @@ TEST_F(GraphReduction, RowSumFoldsPerDeviceThenPerWorkerIntoTheOwner) {
   // 8 partials + 4 device accumulators + 2 worker accumulators, each filled with 0.
   EXPECT_EQ(partials.count(), 8u + 4u + 2u) << q.all().to_string();
   for (const Task* t : partials.tasks())
-    EXPECT_EQ(std::get<FillTask>(t->kind).value, fold_identity(FoldOp::kSum, DataType::kFloat64));
+    EXPECT_EQ(std::get<FillTask>(t->kind).value,
+              Reduction::builtin(ReduceOp::kSum, DataType::kFloat64).identity());
   // Into the owner (worker 0's replica owns s): its own accumulator, and the one of worker 1
   // through a message; worker order fixes the order of the two folds.
   const auto into_owner = q.select_all(kind<FoldTask>(), writes_to(chunk(s, 0)));
@@ -46,7 +47,7 @@ TEST_F(GraphReduction, AScalarResultIsFoldedOnTheDriverInWorkerOrder) {
   const ArrayId a = array("a", Point{12}, dist::block(4));
   LaunchRequest r = launch("global i => read a[i]", {"a"}, {a}, Rect(Point{0}, Point{12}), Point{2},
                            work::block(2));
-  r.scalar_reduction = ScalarReduction{8, FoldOp::kCustom, HostBufferId{42}};
+  r.scalar_reduction = ScalarReduction{Reduction::custom(8), HostBufferId{42}};
   const Plan& p = submit(r);
   PlanQuery q(p);
   // Two superblocks per worker: one fold of the second partial into the first, per worker.
@@ -67,17 +68,17 @@ TEST_F(GraphReduction, AScalarResultIsFoldedOnTheDriverInWorkerOrder) {
 
 TEST_F(GraphReduction, MinAndMaxStartFromTheExtremes) {
   int32_t v = 0;
-  auto bytes = fold_identity(FoldOp::kMin, DataType::kInt32);
+  auto bytes = Reduction::builtin(ReduceOp::kMin, DataType::kInt32).identity();
   std::memcpy(&v, bytes.data(), 4);
   EXPECT_EQ(v, std::numeric_limits<int32_t>::max());
-  bytes = fold_identity(FoldOp::kMax, DataType::kInt32);
+  bytes = Reduction::builtin(ReduceOp::kMax, DataType::kInt32).identity();
   std::memcpy(&v, bytes.data(), 4);
   EXPECT_EQ(v, std::numeric_limits<int32_t>::lowest());
   double d = 0;
-  bytes = fold_identity(FoldOp::kMax, DataType::kFloat64);
+  bytes = Reduction::builtin(ReduceOp::kMax, DataType::kFloat64).identity();
   std::memcpy(&d, bytes.data(), 8);
   EXPECT_EQ(d, -std::numeric_limits<double>::infinity());
-  bytes = fold_identity(FoldOp::kProd, DataType::kFloat32);
+  bytes = Reduction::builtin(ReduceOp::kProd, DataType::kFloat32).identity();
   float f = 0;
   std::memcpy(&f, bytes.data(), 4);
   EXPECT_EQ(f, 1.0f);

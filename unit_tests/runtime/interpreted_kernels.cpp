@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "core/rect.hpp"
-#include "worker/kernel_registry.hpp"
-#include "worker/native_kernel.hpp"
+#include "kernel/kernel_registry.hpp"
+#include "kernel/native_kernel.hpp"
 
 namespace lightning::runtime_test {
 
@@ -35,9 +35,8 @@ class HandleAccess final : public KernelAccess {
   void reduce(int param, const Point& p, double v) override {
     const DataType t = type(param);
     const std::vector<uint8_t> bytes = planner::testing::value_bytes(t, v);
-    planner::testing::fold_element(
-        t, planner::testing::fold_op_of(kernel_.reduce_ops.at(static_cast<size_t>(param))),
-        element(param, p), bytes.data());
+    planner::testing::fold_element(t, kernel_.reduce_ops.at(static_cast<size_t>(param)),
+                                   element(param, p), bytes.data());
   }
   int64_t scalar(int param) override {
     if (param < 0 || param >= InterpretedFunctor::kMaxParams)
@@ -50,7 +49,7 @@ class HandleAccess final : public KernelAccess {
                              "': the runtime gave no scalar partial");
     const DataType t = kernel_.scalar_type;
     const std::vector<uint8_t> bytes = planner::testing::value_bytes(t, v);
-    planner::testing::fold_element(t, planner::FoldOp::kSum, static_cast<uint8_t*>(partial_),
+    planner::testing::fold_element(t, ReduceOp::kSum, static_cast<uint8_t*>(partial_),
                                    bytes.data());
   }
 
@@ -124,16 +123,16 @@ void run_interpreted(const void* functor, const Rect& threads, void* partial) {
 
 KernelId interpreted_kernel(const TestKernel& kernel) {
   const std::string name = "random_test::" + kernel.name;
-  const KernelId id = worker::KernelRegistry::id_of(name);
+  const KernelId id = kernel::KernelRegistry::id_of(name);
   {
     // The latest instance: the caller keeps it alive while it launches it (see the header).
     Registered& r = registered();
     std::lock_guard<std::mutex> lock(r.mutex);
     r.by_id[id.value()] = &kernel;
   }
-  if (worker::KernelRegistry::contains(id)) return id;
-  std::vector<worker::ArraySlot> arrays;
-  std::vector<worker::ScalarSlot> scalars;
+  if (kernel::KernelRegistry::contains(id)) return id;
+  std::vector<kernel::ArraySlot> arrays;
+  std::vector<kernel::ScalarSlot> scalars;
   const auto& params = kernel.signature.params;
   if (params.size() > static_cast<size_t>(InterpretedFunctor::kMaxParams))
     throw std::logic_error("interpreted kernel '" + kernel.name + "': too many parameters");
@@ -150,19 +149,20 @@ KernelId interpreted_kernel(const TestKernel& kernel) {
           {param, offsetof(InterpretedFunctor, scalars) + p * sizeof(int64_t), DataType::kInt64});
     }
   }
-  worker::KernelInfo info = worker::native_kernel_info<InterpretedFunctor>(
+  kernel::KernelInfo info = kernel::native_kernel_info<InterpretedFunctor>(
       name, kernel.annotation, kernel.signature, std::move(arrays), std::move(scalars));
   info.run_host = &run_interpreted;
   if (kernel.has_scalar_result)
-    info.reducer = kernel.scalar_type == DataType::kInt64 ? worker::sum_reducer<int64_t>()
-                                                          : worker::sum_reducer<double>();
-  return worker::KernelRegistry::add(std::move(info));
+    info.reduction = Reduction::builtin(ReduceOp::kSum, kernel.scalar_type == DataType::kInt64
+                                                            ? DataType::kInt64
+                                                            : DataType::kFloat64);
+  return kernel::KernelRegistry::add(std::move(info));
 }
 
 InterpretedFunctor interpreted_functor(const TestKernel& kernel,
                                        const std::vector<int64_t>& scalars) {
   InterpretedFunctor f;
-  f.kernel = worker::KernelRegistry::id_of("random_test::" + kernel.name).value();
+  f.kernel = kernel::KernelRegistry::id_of("random_test::" + kernel.name).value();
   for (size_t p = 0; p < scalars.size() && p < static_cast<size_t>(InterpretedFunctor::kMaxParams);
        ++p)
     f.scalars[p] = scalars[p];
@@ -194,9 +194,7 @@ void register_every_interpreted_kernel() {
             KernelVariant v;
             v.kind = kind;
             v.rank = rank;
-            v.op = op == 0   ? annotation::ReduceOp::kSum
-                   : op == 1 ? annotation::ReduceOp::kMin
-                             : annotation::ReduceOp::kMax;
+            v.op = op == 0 ? ReduceOp::kSum : op == 1 ? ReduceOp::kMin : ReduceOp::kMax;
             if (kind == KernelKind::kScalarSum)
               v.scalar_type = s == 0 ? DataType::kInt64 : DataType::kFloat64;
             for (int p = 0, code = c; p < params; ++p, code /= 4)

@@ -24,7 +24,7 @@ struct InterpretedFunctor {
 };
 
 /// The runtime kernel of `kernel` (named "random_test::<test kernel name>"): registers it on
-/// first use. Registration writes the process's worker::KernelRegistry, so call this only while
+/// first use. Registration writes the process's kernel::KernelRegistry, so call this only while
 /// no lightning::driver::Driver exists (for instance before creating a case's driver).
 KernelId interpreted_kernel(const planner::testing::TestKernel& kernel);
 

@@ -106,15 +106,14 @@ TEST_P(RuntimeReduction, BuiltInOperatorsStartFromTheirIdentityAndFoldTypedValue
   l.arrays = {A, ArrayId()};
   l.domain = Rect(Point{0}, Point{n});
   l.block_size = Point{64};
-  l.reduce_op = planner::FoldOp::kMax;
-  l.reduce_type = DataType::kInt32;
+  l.reduction = Reduction::builtin(ReduceOp::kMax, DataType::kInt32);
   int32_t value = 12345;  // overwritten by the identity, then folded
   l.result = &value;
   driver->launch(l);
   EXPECT_EQ(value, -*std::min_element(a.begin(), a.end()));
 
   // A launch whose operator's type does not match the kernel's value size is refused.
-  l.reduce_type = DataType::kFloat64;
+  l.reduction = Reduction::builtin(ReduceOp::kMax, DataType::kFloat64);
   try {
     driver->launch(l);
     FAIL() << "a float64 max over an int32 value was accepted";

@@ -4,14 +4,14 @@
 #include <stdexcept>
 #include <string>
 
-#include "worker/native_kernel.hpp"
+#include "kernel/native_kernel.hpp"
 
 namespace lightning::runtime_test {
 
 using annotation::KernelSignature;
-using worker::ArraySlot;
-using worker::KernelRegistry;
-using worker::native_kernel;
+using kernel::ArraySlot;
+using kernel::KernelRegistry;
+using kernel::native_kernel;
 
 void Saxpy::operator()(int64_t i) const {
   if (i == fail_at) throw std::runtime_error("element " + std::to_string(i) + " is cursed");
@@ -40,12 +40,12 @@ const KernelId kRowSum = KernelRegistry::add(native_kernel<RowSum, 2>(
     KernelSignature().add_array("A", DataType::kFloat64, 2).add_array("s", DataType::kFloat64, 1),
     {{0, offsetof(RowSum, A), 2}, {1, offsetof(RowSum, s), 1}}));
 
-const KernelId kDot = KernelRegistry::add(worker::native_reduce_kernel<Dot, 1, double>(
+const KernelId kDot = KernelRegistry::add(kernel::native_reduce_kernel<Dot, 1, double>(
     "runtime_test::dot", "global i => read a[i], read b[i]",
     KernelSignature().add_array("a", DataType::kFloat64, 1).add_array("b", DataType::kFloat64, 1),
     {{0, offsetof(Dot, a), 1}, {1, offsetof(Dot, b), 1}}));
 
-const KernelId kScaledMax = KernelRegistry::add(worker::native_reduce_kernel<ScaledMax, 1, int32_t>(
+const KernelId kScaledMax = KernelRegistry::add(kernel::native_reduce_kernel<ScaledMax, 1, int32_t>(
     "runtime_test::scaled_max", "global i => read a[i]",
     KernelSignature().add_array("a", DataType::kInt32, 1).add_scalar("scale", DataType::kInt32),
     {{0, offsetof(ScaledMax, a), 1}}, {{1, offsetof(ScaledMax, scale), DataType::kInt32}}));

@@ -8,9 +8,9 @@
 #include <random>
 #include <set>
 
+#include "backend/host/host_memory_backend.hpp"
 #include "core/error.hpp"
 #include "memory_test_support.hpp"
-#include "worker/host_memory_backend.hpp"
 #include "worker/memory_manager.hpp"
 
 namespace lightning::worker {
@@ -33,7 +33,7 @@ void run_model(uint64_t seed) {
   std::mt19937_64 rng(seed);
   auto pick = [&](uint64_t n) { return rng() % n; };
   TempDir dir;
-  HostMemoryBackend backend;
+  host::HostMemoryBackend backend;
   {
     const int devices = 1 + static_cast<int>(pick(3));
     const uint64_t max_chunk = 256 + pick(4096);

@@ -6,9 +6,9 @@
 #include <fstream>
 #include <memory>
 
+#include "backend/host/host_memory_backend.hpp"
 #include "core/error.hpp"
 #include "memory_test_support.hpp"
-#include "worker/host_memory_backend.hpp"
 
 namespace lightning::worker {
 namespace {
@@ -52,7 +52,7 @@ class MemoryManagerTest : public ::testing::Test {
   }
 
   TempDir dir;
-  HostMemoryBackend backend;
+  host::HostMemoryBackend backend;
   std::unique_ptr<MemoryManager> mm;
   uint64_t next_token = 1;
 };

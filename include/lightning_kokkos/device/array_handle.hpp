@@ -39,16 +39,23 @@ struct ArrayHandle {
 };
 
 /// The byte layout the runtime patches, for any element type: an ArrayHandle<T, Rank> has
-/// these fields at these offsets, and is 16 + 16 * Rank bytes long (only that much of this
-/// struct may be touched).
+/// these fields at these offsets, and is array_handle_size(Rank) bytes long (only that much
+/// of this struct may be touched).
 struct RawArrayHandle {
   void* data;
   int64_t offset;
   int64_t stride_and_extent[6];  // stride[0..rank), then extent[0..rank)
 };
 
-static_assert(sizeof(ArrayHandle<float, 1>) == 32 && sizeof(ArrayHandle<double, 2>) == 48 &&
-                  sizeof(ArrayHandle<int, 3>) == 64,
+/// Bytes of an ArrayHandle of `rank` axes: data, offset, stride[rank], extent[rank]. The one
+/// statement of the handle's size, for every layer that lays out or patches kernel bytes.
+LIGHTNING_INLINE constexpr unsigned long long array_handle_size(int rank) {
+  return 16 + 16 * static_cast<unsigned long long>(rank);
+}
+
+static_assert(sizeof(ArrayHandle<float, 1>) == array_handle_size(1) &&
+                  sizeof(ArrayHandle<double, 2>) == array_handle_size(2) &&
+                  sizeof(ArrayHandle<int, 3>) == array_handle_size(3),
               "ArrayHandle must match RawArrayHandle's layout");
 
 }  // namespace lightning

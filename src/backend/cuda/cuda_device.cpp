@@ -7,6 +7,7 @@
 #include "backend/cuda/region_copy.hpp"
 #include "core/error.hpp"
 #include "core/size_text.hpp"
+#include "kernel/array_binding.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
 
 namespace lightning::cuda {
@@ -41,10 +42,9 @@ struct CudaDevice::Completion {
   std::exception_ptr error;
   PinnedHostPool* pinned = nullptr;
   std::vector<void*> blocks;  // pinned blocks to release at the end
-  // Reductions: joins `count` partials of `value_size` bytes into `value` with the launch's
-  // reduction (`reduction`: its kernel, operator and type; no functor), before the value is
-  // copied to the device.
-  worker::KernelRun reduction;
+  // Reductions: joins `count` partials into `value` with the launch's reduction, before the
+  // value is copied to the device.
+  Reduction reduction;
   void* partials = nullptr;
   void* value = nullptr;
   int64_t count = 0;
@@ -64,11 +64,11 @@ CudaDevice::CudaDevice(DeviceId id, const GpuContext& context,
   api_.check(api_.cuStreamCreate(&compute_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
   api_.check(api_.cuStreamCreate(&copy_in_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
   api_.check(api_.cuStreamCreate(&copy_out_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
-  compute_thread_ = std::make_unique<host::Executor>(id.to_string() + " compute");
-  copy_thread_ = std::make_unique<host::Executor>(id.to_string() + " copy");
-  compute_waiter_ = std::make_unique<host::Executor>(id.to_string() + " compute wait");
-  copy_in_waiter_ = std::make_unique<host::Executor>(id.to_string() + " copy-in wait");
-  copy_out_waiter_ = std::make_unique<host::Executor>(id.to_string() + " copy-out wait");
+  compute_thread_ = std::make_unique<worker::Engine>(id.to_string() + " compute");
+  copy_thread_ = std::make_unique<worker::Engine>(id.to_string() + " copy");
+  compute_waiter_ = std::make_unique<worker::Engine>(id.to_string() + " compute wait");
+  copy_in_waiter_ = std::make_unique<worker::Engine>(id.to_string() + " copy-in wait");
+  copy_out_waiter_ = std::make_unique<worker::Engine>(id.to_string() + " copy-out wait");
 }
 
 CudaDevice::~CudaDevice() {
@@ -102,11 +102,11 @@ const GpuContext* CudaDevice::context_of(const worker::MemorySpace& space) const
 }
 
 // Ends an operation: an event recorded behind the stream's work, which the stream's waiter
-// thread waits for before it reports the operation (and releases its pinned blocks). The
-// stream itself never waits for the host: a host function here (cuLaunchHostFunc) held
-// every later operation of the stream until the driver's callback thread had run it. `c` is
-// released once the wait is queued; when that fails it stays with the caller, which reports
-// the error.
+// thread waits for before it reports the operation (and releases its pinned blocks). Reporting
+// completions makes no stream wait for the host: a host function here (cuLaunchHostFunc) would
+// hold every later operation of the stream until the driver's callback thread had run it (the
+// joins of reduction partials still do, see issue_launch). `c` is released once the wait is
+// queued; when that fails it stays with the caller, which reports the error.
 void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>& c) {
   CUevent event = take_event();
   const CUresult recorded = api_.cuEventRecord(event, stream);
@@ -114,7 +114,7 @@ void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>&
     give_event(event);
     api_.check(recorded, "cuEventRecord");
   }
-  host::Executor& waiter = stream == compute_   ? *compute_waiter_
+  worker::Engine& waiter = stream == compute_   ? *compute_waiter_
                            : stream == copy_in_ ? *copy_in_waiter_
                                                 : *copy_out_waiter_;
   Completion* raw = c.get();
@@ -245,7 +245,7 @@ void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done
         std::exception_ptr error;
         try {
           context_.make_current();
-          std::vector<host::BoxBuffer> views;
+          std::vector<worker::BoxBuffer> views;
           bool downloads = false, uploads = false;
           for (const HostAccess& a : accesses) {
             if (!a.buffer.space.is_device()) {
@@ -291,12 +291,11 @@ void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done
 }
 
 CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
-  const worker::KernelInfo& kernel = *run.info;
+  const kernel::KernelInfo& kernel = *run.info;
   KernelSpecialization spec;
   spec.block_size = kBlockThreads;
-  spec.reduce_op = run.reduce_op;
-  spec.reduce_type = run.reduce_type;
-  const auto key = std::make_pair(&kernel, spec.key(kernel.reducer.value_size != 0));
+  spec.reduction = run.reduction;
+  const auto key = std::make_pair(&kernel, spec.key(kernel.reduces()));
   auto it = functions_.find(key);
   if (it != functions_.end()) return it->second;
   const GpuInfo& g = context_.gpu();
@@ -320,7 +319,7 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
 }
 
 void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
-  const worker::KernelInfo& info = *run.info;
+  const kernel::KernelInfo& info = *run.info;
   if (run.functor.size() != info.functor_size)
     throw Error(ErrorKind::kInternal, "functor of " + std::to_string(run.functor.size()) +
                                           " bytes, kernel expects " +
@@ -338,9 +337,9 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   const int64_t volume = sb.volume();
   if (volume == 0) {  // nothing to run; a reduction still yields its identity
     if (run.partial) {
-      const size_t vs = info.reducer.value_size;
+      const size_t vs = run.reduction.value_size;
       c.blocks.push_back(pinned_.allocate(vs));
-      worker::start_partial(run, c.blocks.back());
+      run.reduction.init(c.blocks.back());
       api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
                                     reinterpret_cast<CUdeviceptr>(c.blocks.back()), vs, compute_),
                  "cuMemcpyAsync");
@@ -350,7 +349,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   const bool reduction = run.partial != nullptr;
   const int64_t blocks = grid_blocks(volume, reduction, context_.gpu().multiprocessors);
   CUdeviceptr partials = 0;
-  const size_t vs = info.reducer.value_size;
+  const size_t vs = run.reduction.value_size;
   if (reduction) {
     const uint64_t need = static_cast<uint64_t>(blocks) * vs;
     if (need > scratch_bytes_) {
@@ -367,7 +366,8 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     partials = scratch_;
   }
   // Generated code indexes `data` with global indices and never reads the offset.
-  fold_chunk_offsets(info, run.functor.data());
+  kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
+                             run.functor.data());
   const CUfunction f =
       functions.cover && blocks * kBlockThreads >= volume ? functions.cover : functions.general;
   void* params[] = {run.functor.data(), &box, &partials};
@@ -379,7 +379,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   if (!reduction) return;
   // Per-block partials to the host, joined there with the kernel's reducer, the value back
   // to the device: in stream order behind the kernel.
-  c.reduction = {run.info, run.name, {}, sb, nullptr, run.reduce_op, run.reduce_type};
+  c.reduction = run.reduction;
   c.count = blocks;
   c.partials = pinned_.allocate(static_cast<uint64_t>(blocks) * vs);
   c.blocks.push_back(c.partials);
@@ -391,11 +391,10 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   auto join = [](void* p) {
     auto* j = static_cast<Completion*>(p);
     try {
-      const size_t size = j->reduction.info->reducer.value_size;
-      worker::start_partial(j->reduction, j->value);
+      const size_t size = j->reduction.value_size;
+      j->reduction.init(j->value);
       for (int64_t b = 0; b < j->count; ++b)
-        worker::join_partial(j->reduction, j->value,
-                             static_cast<const char*>(j->partials) + b * size);
+        j->reduction.join(j->value, static_cast<const char*>(j->partials) + b * size);
     } catch (...) {
       j->error = std::current_exception();
     }

@@ -18,8 +18,8 @@
 #include "backend/cuda/gpu_context.hpp"
 #include "backend/cuda/kernel_image.hpp"
 #include "backend/cuda/pinned_host_pool.hpp"
-#include "backend/host/executor.hpp"
 #include "worker/device.hpp"
+#include "worker/engine.hpp"
 
 namespace lightning::cuda {
 
@@ -90,7 +90,7 @@ class CudaDevice final : public worker::Device {
   CUstream compute_ = nullptr, copy_in_ = nullptr, copy_out_ = nullptr;
 
   // State of the compute thread.
-  std::map<std::pair<const worker::KernelInfo*, std::string>, Functions> functions_;
+  std::map<std::pair<const kernel::KernelInfo*, std::string>, Functions> functions_;
   std::vector<CUmodule> modules_;
   CUdeviceptr scratch_ = 0;  // per-block partials of reductions, reused in stream order
   uint64_t scratch_bytes_ = 0;
@@ -100,9 +100,9 @@ class CudaDevice final : public worker::Device {
   std::vector<CUevent> free_events_;
 
   // Declared last: destroyed (drained) first.
-  std::unique_ptr<host::Executor> compute_waiter_, copy_in_waiter_, copy_out_waiter_;
-  std::unique_ptr<host::Executor> compute_thread_;
-  std::unique_ptr<host::Executor> copy_thread_;
+  std::unique_ptr<worker::Engine> compute_waiter_, copy_in_waiter_, copy_out_waiter_;
+  std::unique_ptr<worker::Engine> compute_thread_;
+  std::unique_ptr<worker::Engine> copy_thread_;
 };
 
 }  // namespace lightning::cuda

@@ -59,14 +59,14 @@ std::string JitCache::disk_key(const std::string& source, const std::vector<std:
   return hex;
 }
 
-const CompiledKernel& JitCache::get(const worker::KernelInfo& info, int sm_major, int sm_minor) {
+const KernelImage& JitCache::get(const kernel::KernelInfo& info, int sm_major, int sm_minor) {
   return get(info, sm_major, sm_minor, KernelSpecialization{});
 }
 
-const CompiledKernel& JitCache::get(const worker::KernelInfo& info, int sm_major, int sm_minor,
-                                    const KernelSpecialization& spec) {
+const KernelImage& JitCache::get(const kernel::KernelInfo& info, int sm_major, int sm_minor,
+                                 const KernelSpecialization& spec) {
   const std::string key = info.name + "|sm_" + std::to_string(sm_major) + std::to_string(sm_minor) +
-                          "|" + spec.key(info.reducer.value_size != 0);
+                          "|" + spec.key(info.reduces());
   Entry* entry = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -83,12 +83,12 @@ const CompiledKernel& JitCache::get(const worker::KernelInfo& info, int sm_major
   return entry->kernel;
 }
 
-CompiledKernel JitCache::build(const worker::KernelInfo& info, int sm_major, int sm_minor,
-                               const KernelSpecialization& spec) {
+KernelImage JitCache::build(const kernel::KernelInfo& info, int sm_major, int sm_minor,
+                            const KernelSpecialization& spec) {
   const GeneratedKernel generated = generate_kernel(info, spec);
   const std::vector<std::string> options = nvrtc_options(sm_major, sm_minor);
   const std::string key = disk_key(generated.source, options);
-  CompiledKernel kernel;
+  KernelImage kernel;
   kernel.entry = generated.entry;
   if (read_file(key, kernel.cubin)) return kernel;
   try {
@@ -96,10 +96,11 @@ CompiledKernel JitCache::build(const worker::KernelInfo& info, int sm_major, int
         compile_to_cubin({info.name, generated.file_name, generated.source}, options).cubin;
   } catch (Error& e) {
     // The usual mistake in a functor: using a member the macro does not list.
-    if (info.device.kind == worker::DeviceCodeKind::kFunctorBody &&
+    if (info.device.kind == kernel::DeviceCodeKind::kFunctorBody &&
         e.message().find("is undefined") != std::string::npos) {
       std::string names;
-      for (const auto& p : info.signature.params) names += (names.empty() ? "" : ", ") + p.name;
+      for (const auto& p : info.description.signature.params)
+        names += (names.empty() ? "" : ", ") + p.name;
       throw e.with_context("GPU code sees only the members the kernel lists: " + names +
                            " (add the others to LIGHTNING_KERNEL's member list)");
     }

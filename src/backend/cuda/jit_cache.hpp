@@ -11,24 +11,21 @@
 #include <vector>
 
 #include "backend/cuda/kernel_codegen.hpp"
+#include "backend/cuda/kernel_image.hpp"
 #include "core/config.hpp"
-#include "worker/kernel_registry.hpp"
+#include "kernel/kernel_registry.hpp"
 
 namespace lightning::cuda {
-
-/// A loadable image (cuModuleLoadData) and the name of its entry point.
-struct CompiledKernel {
-  std::vector<char> cubin;
-  std::string entry;
-};
 
 /// Kernels compiled by NVRTC, by kernel, architecture and specialisation. Thread-safe: a
 /// kernel is compiled once even when several threads ask for it at the same time (others
 /// wait for it; different kernels compile in parallel). The disk copy is keyed by a hash of
 /// what decides the image: generated source, options (architecture among them), embedded
 /// headers and NVRTC version; files are written to a temporary name and renamed, so
-/// concurrent processes sharing the directory see whole files or none.
-class JitCache {
+/// concurrent processes sharing the directory see whole files or none. It is the runtime's
+/// KernelImageSource: kernels without GPU code and reductions with a custom reducer fail with
+/// Error(kCuda) naming the kernel.
+class JitCache final : public KernelImageSource {
  public:
   /// What the cache did, for tests and logs.
   struct Stats {
@@ -49,10 +46,15 @@ class JitCache {
   /// theirs). Compiles on first use; throws Error(kCuda) with NVRTC's log when that fails.
   /// The reference stays valid for the cache's lifetime. Kernels are told apart by name
   /// (unique in a process, see KernelRegistry).
-  const CompiledKernel& get(const worker::KernelInfo& info, int sm_major, int sm_minor,
-                            const KernelSpecialization& spec);
+  const KernelImage& get(const kernel::KernelInfo& info, int sm_major, int sm_minor,
+                         const KernelSpecialization& spec);
   /// The same with the default specialisation (256 threads per block).
-  const CompiledKernel& get(const worker::KernelInfo& info, int sm_major, int sm_minor);
+  const KernelImage& get(const kernel::KernelInfo& info, int sm_major, int sm_minor);
+  /// get(), as a KernelImageSource.
+  const KernelImage& image(const kernel::KernelInfo& kernel, int sm_major, int sm_minor,
+                           const KernelSpecialization& spec) override {
+    return get(kernel, sm_major, sm_minor, spec);
+  }
 
   /// The disk key of a generated source compiled with `options`: 32 hex digits.
   static std::string disk_key(const std::string& source, const std::vector<std::string>& options);
@@ -67,11 +69,11 @@ class JitCache {
   struct Entry {
     std::mutex mutex;  // held while compiling: others asking for this kernel wait for it
     bool built = false;
-    CompiledKernel kernel;
+    KernelImage kernel;
   };
 
-  CompiledKernel build(const worker::KernelInfo& info, int sm_major, int sm_minor,
-                       const KernelSpecialization& spec);
+  KernelImage build(const kernel::KernelInfo& info, int sm_major, int sm_minor,
+                    const KernelSpecialization& spec);
   bool read_file(const std::string& key, std::vector<char>& cubin);
   void write_file(const std::string& key, const std::vector<char>& cubin);
 

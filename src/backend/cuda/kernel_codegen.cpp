@@ -15,8 +15,8 @@ namespace lightning::cuda {
 
 namespace {
 
-using worker::DeviceCodeKind;
-using worker::KernelInfo;
+using kernel::DeviceCodeKind;
+using kernel::KernelInfo;
 
 // One parameter of the kernel's bytes, as the generated struct declares it.
 struct Member {
@@ -33,7 +33,7 @@ struct Member {
 
 // The members of the kernel's bytes in offset order; checks that they fit and do not overlap.
 std::vector<Member> members_of(const KernelInfo& info) {
-  const auto& params = info.signature.params;
+  const auto& params = info.description.signature.params;
   if (info.device.param_offsets.size() != params.size())
     fail(info, "it records " + std::to_string(info.device.param_offsets.size()) +
                    " parameter offsets for " + std::to_string(params.size()) + " parameters");
@@ -50,7 +50,7 @@ std::vector<Member> members_of(const KernelInfo& info) {
       m.type = std::string(params[p].axes_reversed ? "lightning::ReversedDeviceArray<"
                                                    : "lightning::DeviceArray<") +
                std::string(name_of(params[p].type)) + ", " + std::to_string(params[p].rank) + ">";
-      m.size = 16 + 16 * static_cast<size_t>(params[p].rank);
+      m.size = static_cast<size_t>(array_handle_size(params[p].rank));
       m.align = 8;
     } else {
       m.type = std::string(name_of(params[p].type));
@@ -108,12 +108,12 @@ void write_struct(std::ostringstream& out, const KernelInfo& info, const std::st
         << " as in the host's kernel\");\n";
 }
 
-// C++ literal of a reduction's identity under NVRTC (the values planner::fold_identity uses).
-std::string identity_literal(planner::FoldOp op, DataType type) {
+// C++ literal of a reduction's identity under NVRTC (the values of Reduction::identity).
+std::string identity_literal(ReduceOp op, DataType type) {
   const std::string t(name_of(type));
-  if (op == planner::FoldOp::kSum) return t + "(0)";
-  if (op == planner::FoldOp::kProd) return t + "(1)";
-  const bool min = op == planner::FoldOp::kMin;
+  if (op == ReduceOp::kSum) return t + "(0)";
+  if (op == ReduceOp::kProd) return t + "(1)";
+  const bool min = op == ReduceOp::kMin;
   if (type == DataType::kFloat32)
     return min ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000u)";
   if (type == DataType::kFloat64)
@@ -147,13 +147,13 @@ std::string identity_literal(planner::FoldOp op, DataType type) {
 }
 
 // Expression joining a and b of type `type`.
-std::string join_expression(planner::FoldOp op, const std::string& type) {
+std::string join_expression(ReduceOp op, const std::string& type) {
   switch (op) {
-    case planner::FoldOp::kSum:
+    case ReduceOp::kSum:
       return "static_cast<" + type + ">(a + b)";
-    case planner::FoldOp::kProd:
+    case ReduceOp::kProd:
       return "static_cast<" + type + ">(a * b)";
-    case planner::FoldOp::kMin:
+    case ReduceOp::kMin:
       return "b < a ? b : a";
     default:
       return "a < b ? b : a";
@@ -179,13 +179,13 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   const int rank = info.device.index_rank;
   if (rank < 1 || rank > 3)
     fail(info, "its operator() takes " + std::to_string(rank) + " indices (1 to 3 expected)");
-  const bool reduces = info.reducer.value_size != 0;
-  if (reduces && spec.reduce_op == planner::FoldOp::kCustom)
+  const bool reduces = info.reduces();
+  if (reduces && spec.reduction.op == ReduceOp::kCustom)
     fail(info, "a custom reducer runs on host devices only (GPUs reduce with + * min max)");
-  if (reduces && size_of(spec.reduce_type) != info.reducer.value_size)
-    fail(info, "the reduction's value type " + std::string(name_of(spec.reduce_type)) +
+  if (reduces && size_of(spec.reduction.type) != info.reduction->value_size)
+    fail(info, "the reduction's value type " + std::string(name_of(spec.reduction.type)) +
                    " does not have the kernel's value size " +
-                   std::to_string(info.reducer.value_size));
+                   std::to_string(info.reduction->value_size));
   const std::vector<Member> members = members_of(info);
   std::ostringstream out;
   write_prelude(out, info);
@@ -194,7 +194,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   out << "\n}  // namespace lightning_generated\n\n";
 
   const int block = spec.block_size;
-  const std::string value_type(name_of(spec.reduce_type));
+  const std::string value_type(name_of(spec.reduction.type));
   const std::string value_param = reduces ? ", " + value_type + "& value" : "";
   const std::string extra = reduces ? ", value" : "";
   const std::string parameters =
@@ -234,8 +234,8 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   out << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kEntryName
       << parameters << " {\n";
   if (reduces)
-    out << "  " << value_type << " value = " << identity_literal(spec.reduce_op, spec.reduce_type)
-        << ";\n";
+    out << "  " << value_type
+        << " value = " << identity_literal(spec.reduction.op, spec.reduction.type) << ";\n";
   if (rank == 1) {
     // Grid-stride in 64 bits: without a division to save, 32 bits buy nothing here, and
     // 64 bits are right for any box.
@@ -277,7 +277,8 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
         << "    if (threadIdx.x < s && threadIdx.x + s < blockDim.x) {\n"
         << "      const " << value_type << " a = scratch[threadIdx.x];\n"
         << "      const " << value_type << " b = scratch[threadIdx.x + s];\n"
-        << "      scratch[threadIdx.x] = " << join_expression(spec.reduce_op, value_type) << ";\n"
+        << "      scratch[threadIdx.x] = " << join_expression(spec.reduction.op, value_type)
+        << ";\n"
         << "    }\n"
         << "    __syncthreads();\n"
         << "  }\n"
@@ -301,7 +302,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
 }
 
 GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecialization& spec) {
-  if (info.reducer.value_size != 0)
+  if (info.reduces())
     fail(info, "ported CUDA kernels cannot reduce (write partial results to an array)");
   if (info.device.function.empty()) fail(info, "it names no __device__ function to call");
   const std::vector<Member> members = members_of(info);
@@ -321,38 +322,16 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
       << "#pragma unroll 1\n"
       << "  for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {\n"
       << "    " << info.device.function << "(dim3(static_cast<unsigned>(first + b), 0, 0)";
-  for (const auto& p : info.signature.params) out << ", f." << p.name;
+  for (const auto& p : info.description.signature.params) out << ", f." << p.name;
   out << ");\n  }\n}\n";
   return {out.str(), kEntryName, "", file_name_of(info.name)};
 }
 
 }  // namespace
 
-void fold_chunk_offsets(const worker::KernelInfo& info, unsigned char* functor) {
-  const auto& params = info.signature.params;
-  for (const worker::ArraySlot& slot : info.arrays) {
-    if (slot.param < 0 || static_cast<size_t>(slot.param) >= params.size() ||
-        !params[slot.param].is_array)
-      throw Error(ErrorKind::kInternal, "kernel '" + info.name + "': array slot at byte " +
-                                            std::to_string(slot.byte_offset) +
-                                            " names no array parameter of its signature");
-    const uint64_t element = size_of(params[slot.param].type);
-    unsigned char* at = functor + slot.byte_offset;
-    uintptr_t data = 0;
-    int64_t offset = 0;
-    std::memcpy(&data, at + offsetof(RawArrayHandle, data), sizeof data);
-    std::memcpy(&offset, at + offsetof(RawArrayHandle, offset), sizeof offset);
-    data -= static_cast<uintptr_t>(offset) * element;  // modulo 2^64, as the GPU adds it back
-    offset = 0;
-    std::memcpy(at + offsetof(RawArrayHandle, data), &data, sizeof data);
-    std::memcpy(at + offsetof(RawArrayHandle, offset), &offset, sizeof offset);
-  }
-}
-
 std::string KernelSpecialization::key(bool reduces) const {
   std::string k = "b" + std::to_string(block_size);
-  if (reduces)
-    k += std::string("/") + planner::name_of(reduce_op) + "/" + std::string(name_of(reduce_type));
+  if (reduces) k += "/" + reduction.key();
   return k;
 }
 
@@ -402,7 +381,7 @@ std::string reflow_source(const std::string& text) {
   return out;
 }
 
-GeneratedKernel generate_kernel(const worker::KernelInfo& info, const KernelSpecialization& spec) {
+GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpecialization& spec) {
   if (spec.block_size < 1 || spec.block_size > 1024)
     fail(info, "block size " + std::to_string(spec.block_size) + " (1 to 1024 threads)");
   switch (info.device.kind) {

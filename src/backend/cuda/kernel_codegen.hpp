@@ -6,8 +6,8 @@
 #include <string>
 
 #include "core/data_type.hpp"
-#include "planner/task.hpp"
-#include "worker/kernel_registry.hpp"
+#include "core/reduction.hpp"
+#include "kernel/kernel_registry.hpp"
 
 namespace lightning::cuda {
 
@@ -18,8 +18,7 @@ namespace lightning::cuda {
 struct KernelSpecialization {
   int block_size = 256;  ///< threads per block, baked: launch bounds and reduction scratch
   /// Reduction kernels: how values combine (+ * min max) and their type.
-  planner::FoldOp reduce_op = planner::FoldOp::kSum;
-  DataType reduce_type = DataType::kFloat64;
+  Reduction reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
 
   /// A text that differs whenever the generated code would ("b256", "b256/+/double").
   std::string key(bool reduces) const;
@@ -41,17 +40,10 @@ inline constexpr const char* kEntryName = "lightning_entry";
 /// The name of the one-index-per-thread entry point, where there is one (see GeneratedKernel).
 inline constexpr const char* kCoverEntryName = "lightning_entry_cover";
 
-/// Folds the chunk offset of every array handle in a kernel's bytes into its data pointer
-/// (`data -= offset` elements, `offset = 0`), as generated GPU code expects them: it indexes
-/// `data` with global indices and never reads `offset`. The handles still address the same
-/// elements. `data` may then point outside its allocation: the arithmetic is done on
-/// integers and the result is only dereferenced on the GPU at valid global indices.
-void fold_chunk_offsets(const worker::KernelInfo& info, unsigned char* functor);
-
 /// Generates the entry point of `info` (DeviceCode kFunctorBody or kPorted). Throws
 /// Error(ErrorKind::kCuda) naming the kernel when it has no GPU code, when a reduction asks
 /// for a custom reducer, or when its layout cannot be reproduced (overlapping members).
-GeneratedKernel generate_kernel(const worker::KernelInfo& info, const KernelSpecialization& spec);
+GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpecialization& spec);
 
 /// Breaks one-line source text (a stringified macro argument) into lines after `{`, `;` and
 /// `}` outside parentheses and literals, indented by brace depth, so that compile errors

@@ -3,15 +3,21 @@
 // tests).
 #pragma once
 
-#include "backend/cuda/jit_cache.hpp"
-#include "worker/kernel_registry.hpp"
+#include <string>
+#include <vector>
+
+#include "backend/cuda/kernel_codegen.hpp"
+#include "kernel/kernel_registry.hpp"
 
 namespace lightning::cuda {
 
 /// A loadable image of one kernel: cuModuleLoadData takes `cubin`; `entry` names the
 /// generated `extern "C" __global__ void entry(Functor f, lightning::jit::LaunchBox box,
 /// void* partials)` (see lightning_kokkos/device/launch_box.hpp for the ABI).
-using KernelImage = CompiledKernel;
+struct KernelImage {
+  std::vector<char> cubin;
+  std::string entry;
+};
 
 /// Produces kernel images; shared by every GPU of a process, so implementations are
 /// thread-safe. An image returned stays valid and unchanged for the source's lifetime.
@@ -21,7 +27,7 @@ class KernelImageSource {
   /// The image of `kernel` for compute capability `sm_major`.`sm_minor`, specialised with
   /// `spec` (block size; a reduction's operator and value type). Throws lightning::Error
   /// (kCuda with the compiler's log, or for a kernel without GPU source) naming the kernel.
-  virtual const KernelImage& image(const worker::KernelInfo& kernel, int sm_major, int sm_minor,
+  virtual const KernelImage& image(const kernel::KernelInfo& kernel, int sm_major, int sm_minor,
                                    const KernelSpecialization& spec) = 0;
 };
 

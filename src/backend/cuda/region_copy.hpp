@@ -1,4 +1,4 @@
-// A region of row-major box buffers (see host::BoxBuffer) as the driver's copies see it:
+// A region of row-major box buffers (see worker::BoxBuffer) as the driver's copies see it:
 // one contiguous run of bytes, or a 3-D strided copy (CUDA_MEMCPY3D).
 #pragma once
 

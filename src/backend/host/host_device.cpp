@@ -1,10 +1,56 @@
 #include "backend/host/host_device.hpp"
 
+#include <memory>
+#include <utility>
+
+#include "core/error.hpp"
+#include "worker/region_ops.hpp"
+
 namespace lightning::host {
 
 HostDevice::HostDevice(DeviceId id, int compute_threads)
     : id_(id),
+      compute_threads_(compute_threads),
       compute_(id.to_string() + " compute", compute_threads),
       copy_(id.to_string() + " copy", 1) {}
+
+std::string HostDevice::description() const {
+  return "emulated host device " + id_.to_string() + " (" + std::to_string(compute_threads_) +
+         " compute thread(s))";
+}
+
+void HostDevice::launch(worker::KernelRun run, Done done) {
+  const DeviceId id = id_;
+  auto r = std::make_shared<worker::KernelRun>(std::move(run));
+  worker::run_timed(
+      compute_,
+      [r, id] {
+        if (r->partial) r->reduction.init(r->partial);
+        try {
+          r->info->run_host(r->functor.data(), r->superblock, r->partial);
+        } catch (const std::exception& e) {
+          std::rethrow_exception(worker::kernel_failure(*r, id, e.what()));
+        }
+      },
+      std::move(done));
+}
+
+void HostDevice::copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) {
+  worker::run_timed(
+      copy_, [dst, src, region] { worker::copy_region(dst.view(), src.view(), region); },
+      std::move(done));
+}
+
+void HostDevice::run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) {
+  worker::run_timed(
+      copy_,
+      [accesses = std::move(accesses), job = std::move(job)] {
+        std::vector<worker::BoxBuffer> views;
+        views.reserve(accesses.size());
+        for (const worker::HostAccess& a : accesses) views.push_back(a.buffer.view());
+        job(views);
+      },
+      std::move(done));
+}
 
 }  // namespace lightning::host

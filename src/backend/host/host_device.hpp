@@ -1,37 +1,35 @@
-// One emulated host device: a compute executor (the device's "cores") and a copy engine.
+// An emulated host device behind the worker's Device interface, standing in for a GPU:
+// kernels run natively on its compute engine, data jobs on its copy engine.
 #pragma once
 
 #include <string>
-#include <utility>
+#include <vector>
 
-#include "backend/host/executor.hpp"
 #include "core/ids.hpp"
+#include "worker/device.hpp"
+#include "worker/engine.hpp"
 
 namespace lightning::host {
 
-/// An emulated device on the host, standing in for a GPU: kernels run on its compute
-/// executor ("D<n> compute", `compute_threads` threads: that many jobs, e.g. superblocks, run
-/// at once), and copy, fill, fold and pack jobs on its copy engine ("D<n> copy", one thread),
-/// so data movement overlaps computation as with a GPU's copy engines.
-/// The disk and network engines belong to the worker, not to a device: Executor("disk") and
-/// Executor("network").
-class HostDevice {
+/// One emulated device. Kernels run on its compute engine ("D<n> compute", `compute_threads`
+/// threads: that many superblocks run at once); copies, fills, folds and packs on its copy
+/// engine ("D<n> copy", one thread), so data movement overlaps computation as on a GPU. Every
+/// memory is host memory, so copies and host jobs work on the buffers in place.
+class HostDevice final : public worker::Device {
  public:
-  explicit HostDevice(DeviceId id, int compute_threads = 1);
+  HostDevice(DeviceId id, int compute_threads);
 
-  DeviceId id() const { return id_; }
-  Executor& compute() { return compute_; }
-  Executor& copy_engine() { return copy_; }
-
-  /// Runs a compute job (a kernel over a superblock): compute().execute(job, done).
-  void execute(Executor::Job job, Executor::Done done) {
-    compute_.execute(std::move(job), std::move(done));
-  }
+  DeviceId id() const override { return id_; }
+  std::string description() const override;
+  void launch(worker::KernelRun run, Done done) override;
+  void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
+  void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;
 
  private:
   DeviceId id_;
-  Executor compute_;  // destroyed last: copy jobs finish first
-  Executor copy_;
+  int compute_threads_;
+  worker::Engine compute_;  // destroyed last: copy jobs finish first
+  worker::Engine copy_;
 };
 
 }  // namespace lightning::host

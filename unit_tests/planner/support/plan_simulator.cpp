@@ -368,8 +368,7 @@ class ExecuteAccess final : public KernelAccess {
     if (!c->defined[c->offset(p)])
       report(param, p, "reduces into", "an element not initialised to the identity");
     const auto vb = value_bytes(c->type, v);
-    fold_element(c->type, fold_op_of(info_.kernel->reduce_ops[static_cast<size_t>(param)]), e,
-                 vb.data());
+    fold_element(c->type, info_.kernel->reduce_ops[static_cast<size_t>(param)], e, vb.data());
   }
   int64_t scalar(int param) override {
     if (param < 0 || static_cast<size_t>(param) >= info_.scalars.size()) return 0;
@@ -583,6 +582,10 @@ void PlanSimulator::run_fold(const Task& t, const FoldTask& k) {
     fail(t, "element size does not match the fold's type");
     return;
   }
+  if (!k.reduction.is_custom() && k.reduction.type != type) {
+    fail(t, "folds " + std::string(name_of(type)) + " elements as " + k.reduction.key());
+    return;
+  }
   bool reported = false;
   k.region.for_each_point([&](const Point& p) {
     const size_t so = s->offset(p), dof = d->offset(p);
@@ -593,7 +596,8 @@ void PlanSimulator::run_fold(const Task& t, const FoldTask& k) {
     if (k.assign)
       std::memcpy(d->bytes.data() + dof * d->elem, s->bytes.data() + so * s->elem, d->elem);
     else
-      fold_element(type, k.op, d->bytes.data() + dof * d->elem, s->bytes.data() + so * s->elem);
+      fold_element(type, k.reduction.op, d->bytes.data() + dof * d->elem,
+                   s->bytes.data() + so * s->elem);
     d->defined[dof] = s->defined[so] && (k.assign || d->defined[dof]);
   });
 }
@@ -626,7 +630,7 @@ void PlanSimulator::run_host_read(const Task& t, const HostReadTask& k) {
     k.region.for_each_point([&](const Point& p) {
       const size_t o = offset_in(h->box, p);
       if (!s->defined[s->offset(p)] || !h->defined[o]) fail(t, "folds an element nothing wrote");
-      fold_element(type, k.op, h->bytes.data() + o * s->elem,
+      fold_element(type, k.reduction.op, h->bytes.data() + o * s->elem,
                    s->bytes.data() + s->offset(p) * s->elem);
     });
     return;

@@ -484,7 +484,6 @@ void CaseRun::delete_step(size_t i) {
 }
 
 void CaseRun::launch_step() {
-  using annotation::ReduceOp;
   KernelVariant v;
   v.kind = static_cast<KernelKind>(uni(0, 8));
   std::vector<ArrayId> arrays;
@@ -628,8 +627,10 @@ void CaseRun::submit_launch(const TestKernel& kernel, LaunchRequest req) {
   std::optional<HostBufferId> result;
   if (kernel.has_scalar_result) {
     result = HostBufferId{next_buffer_++};
-    req.scalar_reduction = ScalarReduction{size_of(kernel.scalar_type),
-                                           chance(0.7) ? FoldOp::kCustom : FoldOp::kSum, *result};
+    req.scalar_reduction =
+        ScalarReduction{chance(0.7) ? Reduction::custom(size_of(kernel.scalar_type))
+                                    : Reduction::builtin(ReduceOp::kSum, kernel.scalar_type),
+                        *result};
   }
   log_ << "  launch " << kernel.name << " `" << kernel.annotation << "` arrays ("
        << join_ids(req.arrays) << ") k/p=" << req.scalars.back() << " domain "

@@ -1,6 +1,7 @@
 #include "sequential_reference.hpp"
 
 #include <gtest/gtest.h>
+#include <stdexcept>
 
 #include <algorithm>
 
@@ -66,18 +67,20 @@ class WholeArrayAccess final : public KernelAccess {
   void reduce(int param, const Point& p, double v) override {
     double* d = slot(param, p);
     switch (kernel_.reduce_ops[static_cast<size_t>(param)]) {
-      case annotation::ReduceOp::kSum:
+      case ReduceOp::kSum:
         *d += v;
         break;
-      case annotation::ReduceOp::kProd:
+      case ReduceOp::kProd:
         *d *= v;
         break;
-      case annotation::ReduceOp::kMin:
+      case ReduceOp::kMin:
         *d = std::min(*d, v);
         break;
-      case annotation::ReduceOp::kMax:
+      case ReduceOp::kMax:
         *d = std::max(*d, v);
         break;
+      case ReduceOp::kCustom:  // the language has no custom operator
+        throw std::logic_error("a reduce rule with a custom operator");
     }
   }
   int64_t scalar(int param) override { return scalars_.at(static_cast<size_t>(param)); }

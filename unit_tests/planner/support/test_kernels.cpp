@@ -90,7 +90,7 @@ std::vector<uint8_t> value_bytes(DataType t, double v) {
   return b;
 }
 
-void fold_element(DataType t, FoldOp op, uint8_t* dst, const uint8_t* src) {
+void fold_element(DataType t, ReduceOp op, uint8_t* dst, const uint8_t* src) {
   dispatch(t, [&](auto zero) {
     using T = decltype(zero);
     T a, b;
@@ -98,17 +98,17 @@ void fold_element(DataType t, FoldOp op, uint8_t* dst, const uint8_t* src) {
     std::memcpy(&b, src, sizeof b);
     T r = a;
     switch (op) {
-      case FoldOp::kSum:
-      case FoldOp::kCustom:
+      case ReduceOp::kSum:
+      case ReduceOp::kCustom:
         r = static_cast<T>(a + b);
         break;
-      case FoldOp::kProd:
+      case ReduceOp::kProd:
         r = static_cast<T>(a * b);
         break;
-      case FoldOp::kMin:
+      case ReduceOp::kMin:
         r = std::min(a, b);
         break;
-      case FoldOp::kMax:
+      case ReduceOp::kMax:
         r = std::max(a, b);
         break;
     }
@@ -117,23 +117,23 @@ void fold_element(DataType t, FoldOp op, uint8_t* dst, const uint8_t* src) {
   });
 }
 
-std::vector<uint8_t> identity_bytes(DataType t, FoldOp op) {
+std::vector<uint8_t> identity_bytes(DataType t, ReduceOp op) {
   return dispatch(t, [&](auto zero) {
     using T = decltype(zero);
     T v{};
     switch (op) {
-      case FoldOp::kSum:
-      case FoldOp::kCustom:
+      case ReduceOp::kSum:
+      case ReduceOp::kCustom:
         v = T(0);
         break;
-      case FoldOp::kProd:
+      case ReduceOp::kProd:
         v = T(1);
         break;
-      case FoldOp::kMin:
+      case ReduceOp::kMin:
         v = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
                                                  : std::numeric_limits<T>::max();
         break;
-      case FoldOp::kMax:
+      case ReduceOp::kMax:
         v = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
                                                  : std::numeric_limits<T>::lowest();
         break;
@@ -194,7 +194,6 @@ const TestKernel& KernelRegistry::get(const KernelVariant& v) {
   k->name = key;
   const auto& t = v.types;
   auto& sig = k->signature;
-  using annotation::ReduceOp;
   switch (v.kind) {
     case KernelKind::kStencil1D:
       sig.add_array("in", t[0], 1).add_array("out", t[1], 1);
@@ -259,8 +258,8 @@ const TestKernel& KernelRegistry::get(const KernelVariant& v) {
       break;
     case KernelKind::kRowReduce:
       sig.add_array("A", t[0], 2).add_array("s", t[1], 1);
-      k->annotation = "global [i, j] => read A[i, j], reduce(" +
-                      std::string(annotation::name_of(v.op)) + ") s[i]";
+      k->annotation =
+          "global [i, j] => read A[i, j], reduce(" + std::string(name_of(v.op)) + ") s[i]";
       k->launch_rank = 2;
       k->body = [](const Point& p, KernelAccess& a) {
         a.reduce(1, {p[0]}, wrap_value(a.get(0, p)));

@@ -19,7 +19,7 @@
 #include "core/data_type.hpp"
 #include "core/ids.hpp"
 #include "core/point.hpp"
-#include "planner/fold_identity.hpp"
+#include "core/reduction.hpp"
 #include "planner/task.hpp"
 
 namespace lightning::planner::testing {
@@ -40,11 +40,9 @@ void store_value(DataType t, uint8_t* p, double v);
 std::vector<uint8_t> value_bytes(DataType t, double v);
 /// *dst = *dst op *src on elements of type `t`, computed in `t` (so identities such as the
 /// largest int64 survive). kCustom is the tests' reducer: a sum.
-void fold_element(DataType t, FoldOp op, uint8_t* dst, const uint8_t* src);
+void fold_element(DataType t, ReduceOp op, uint8_t* dst, const uint8_t* src);
 /// The identity of `op` for type `t`, as bytes.
-std::vector<uint8_t> identity_bytes(DataType t, FoldOp op);
-/// The planner's mapping from an annotation's reduce(op) to a FoldOp.
-using planner::fold_op_of;
+std::vector<uint8_t> identity_bytes(DataType t, ReduceOp op);
 
 /// What one thread of a test kernel sees: elements of its array parameters at global points,
 /// its integer scalar parameters, and its scalar-reduction partial.
@@ -87,7 +85,7 @@ struct TestKernel {
   std::string annotation;
   int launch_rank = 1;
   /// Per signature parameter: the op of its reduce rule (meaningful for reduced params).
-  std::vector<annotation::ReduceOp> reduce_ops;
+  std::vector<ReduceOp> reduce_ops;
   /// Type of the scalar reduction result; only for kernels with `has_scalar_result`.
   bool has_scalar_result = false;
   DataType scalar_type = DataType::kFloat64;
@@ -98,8 +96,8 @@ struct TestKernel {
 /// signature order (scalar parameters are int64 and are not listed).
 struct KernelVariant {
   KernelKind kind = KernelKind::kCopy;
-  int rank = 1;                                          ///< kCopy, kSaxpy, kScalarSum
-  annotation::ReduceOp op = annotation::ReduceOp::kSum;  ///< kRowReduce
+  int rank = 1;                  ///< kCopy, kSaxpy, kScalarSum
+  ReduceOp op = ReduceOp::kSum;  ///< kRowReduce
   std::vector<DataType> types;
   DataType scalar_type = DataType::kFloat64;  ///< kScalarSum
 };

@@ -1,13 +1,14 @@
-#include "worker/kernel_registry.hpp"
+#include "kernel/kernel_registry.hpp"
 
 #include <xxhash.h>
 
 #include <memory>
+#include <string>
 #include <unordered_map>
 
 #include "core/error.hpp"
 
-namespace lightning::worker {
+namespace lightning::kernel {
 
 namespace {
 
@@ -19,6 +20,26 @@ std::unordered_map<KernelId, std::unique_ptr<KernelInfo>>& kernels() {
 }
 
 }  // namespace
+
+Reduction KernelInfo::resolve(const Reduction& launch) const {
+  if (!reduction)
+    throw Error(ErrorKind::kInvalidArgument,
+                "kernel '" + name + "' does not reduce, but the launch asks for a reduction");
+  if (launch.is_custom()) {
+    if (!reduction->is_custom() || launch.value_size != reduction->value_size)
+      throw Error(ErrorKind::kInvalidArgument, "kernel '" + name + "' has no custom reducer of " +
+                                                   std::to_string(launch.value_size) +
+                                                   "-byte values");
+    return *reduction;
+  }
+  if (launch.value_size != reduction->value_size)
+    throw Error(ErrorKind::kInvalidArgument,
+                "kernel '" + name + "' reduces values of " + std::to_string(reduction->value_size) +
+                    " bytes, but the launch folds " + std::string(name_of(launch.type)) + " (" +
+                    std::to_string(launch.value_size) + " bytes) with '" +
+                    std::string(name_of(launch.op)) + "'");
+  return launch;
+}
 
 KernelId KernelRegistry::id_of(const std::string& name) {
   return KernelId(XXH3_64bits(name.data(), name.size()));
@@ -56,4 +77,4 @@ std::vector<KernelId> KernelRegistry::ids() {
   return result;
 }
 
-}  // namespace lightning::worker
+}  // namespace lightning::kernel

@@ -1,4 +1,4 @@
-#include "backend/host/thread_pool.hpp"
+#include "worker/thread_pool.hpp"
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -14,7 +14,7 @@
 
 #include "core/error.hpp"
 
-namespace lightning::host {
+namespace lightning::worker {
 namespace {
 
 std::string current_thread_name() {
@@ -118,4 +118,4 @@ TEST(ThreadPoolDeathTest, AnExceptionEscapingAJobTerminates) {
 }
 
 }  // namespace
-}  // namespace lightning::host
+}  // namespace lightning::worker

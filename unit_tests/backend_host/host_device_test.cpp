@@ -1,23 +1,33 @@
 // The Device contract on emulated host devices: kernels over a superblock, region copies and
-// host jobs, each reported once through `done` with the error and when it ran; and how
-// reduction partials start and fold.
-#include "worker/emulated_device.hpp"
+// host jobs, each reported once through `done` with the error and when it ran.
+#include "backend/host/host_device.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
+#include <chrono>
 #include <cstring>
 #include <future>
-#include <limits>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
-#include "worker/native_kernel.hpp"
 
-namespace lightning::worker {
+namespace lightning::host {
 namespace {
+
+using kernel::KernelInfo;
+using kernel::native_kernel;
+using kernel::native_reduce_kernel;
+using worker::Device;
+using worker::KernelRun;
+using worker::MemorySpace;
+using worker::OpSpan;
+using worker::PlacedBuffer;
 
 struct Square {
   ArrayHandle<int64_t, 1> out;
@@ -50,13 +60,69 @@ KernelRun square_run(std::vector<int64_t>& data, const Rect& superblock) {
   f.out.offset = 0;
   f.out.stride[0] = 1;
   f.out.extent[0] = static_cast<int64_t>(data.size());
-  KernelRun run{&info, "square", std::vector<uint8_t>(sizeof f), superblock, nullptr};
+  KernelRun run{&info, "square", std::vector<uint8_t>(sizeof f), superblock, nullptr, {}};
   std::memcpy(run.functor.data(), &f, sizeof f);
   return run;
 }
 
-TEST(EmulatedDevice, LaunchRunsTheSuperblockAndReportsWhenItRan) {
-  EmulatedDevice device(DeviceId(3), 2);
+std::string current_thread_name() {
+  char name[16] = {};
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  return name;
+}
+
+// Kernels that look at the device's engines (their state is global: kernels are bytes).
+std::string g_kernel_thread;          // written by RecordThread, read after its report
+std::shared_future<void> g_copy_ran;  // set by a copy-engine job
+struct RecordThread {
+  void operator()(int64_t) const { g_kernel_thread = current_thread_name(); }
+};
+struct WaitForCopy {
+  void operator()(int64_t) const {
+    if (g_copy_ran.wait_for(std::chrono::seconds(10)) != std::future_status::ready)
+      throw std::runtime_error("the copy engine did not run while a kernel ran");
+  }
+};
+
+template <class F>
+KernelRun run_of(const char* name) {
+  static const KernelInfo info =
+      native_kernel<F, 1>(name, "global i =>", annotation::KernelSignature(), {});
+  return KernelRun{&info,   name, std::vector<uint8_t>(sizeof(F)), Rect(Point{0}, Point{1}),
+                   nullptr, {}};
+}
+
+TEST(HostDevice, KernelsRunOnTheComputeEngineAndDataJobsOnTheCopyEngine) {
+  HostDevice device(DeviceId(3), 2);
+  EXPECT_EQ(device.description(), "emulated host device D3 (2 compute thread(s))");
+  Report kernel;
+  device.launch(run_of<RecordThread>("device_test::record"), kernel.done());
+  EXPECT_EQ(kernel.get().first, nullptr);
+  EXPECT_EQ(g_kernel_thread.substr(0, 11), "D3 compute#");
+  std::string copy_thread;
+  Report job;
+  device.run_on_host(
+      {}, [&](const auto&) { copy_thread = current_thread_name(); }, job.done());
+  EXPECT_EQ(job.get().first, nullptr);
+  EXPECT_EQ(copy_thread, "D3 copy");
+}
+
+// A kernel waits (up to a deadline) for a job on the copy engine: it fails, rather than hangs,
+// unless the two engines run at once.
+TEST(HostDevice, ComputeAndCopyOverlap) {
+  HostDevice device(DeviceId(0), 1);
+  std::promise<void> copied;
+  g_copy_ran = copied.get_future().share();
+  Report kernel, job;
+  device.launch(run_of<WaitForCopy>("device_test::wait_for_copy"), kernel.done());
+  device.run_on_host(
+      {}, [&](const auto&) { copied.set_value(); }, job.done());
+  EXPECT_EQ(job.get().first, nullptr);
+  EXPECT_EQ(kernel.get().first, nullptr);
+}
+
+TEST(HostDevice, LaunchRunsTheSuperblockAndReportsWhenItRan) {
+  HostDevice device(DeviceId(3), 2);
   std::vector<int64_t> data(20, -1);
   Report r;
   const auto before = std::chrono::steady_clock::now();
@@ -69,8 +135,8 @@ TEST(EmulatedDevice, LaunchRunsTheSuperblockAndReportsWhenItRan) {
   EXPECT_NE(device.description().find("D3"), std::string::npos) << device.description();
 }
 
-TEST(EmulatedDevice, AFailingKernelIsATaskErrorNamingKernelSuperblockAndDevice) {
-  EmulatedDevice device(DeviceId(3), 1);
+TEST(HostDevice, AFailingKernelIsATaskErrorNamingKernelSuperblockAndDevice) {
+  HostDevice device(DeviceId(3), 1);
   std::vector<int64_t> data(20, 0);
   Report r;
   device.launch(square_run(data, Rect(Point{10}, Point{20})), r.done());
@@ -84,21 +150,21 @@ TEST(EmulatedDevice, AFailingKernelIsATaskErrorNamingKernelSuperblockAndDevice) 
   }
 }
 
-TEST(EmulatedDevice, ReductionPartialsStartFromTheReducersInit) {
+TEST(HostDevice, ReductionPartialsStartFromTheReducersInit) {
   static const KernelInfo info = native_reduce_kernel<Count, 1, int64_t>(
       "device_test::count", "global i =>", annotation::KernelSignature(), {});
-  EmulatedDevice device(DeviceId(0), 1);
+  HostDevice device(DeviceId(0), 1);
   int64_t partial = 1000;  // stale: the device must start from zero
   Report r;
-  device.launch(
-      {&info, "count", std::vector<uint8_t>(sizeof(Count)), Rect(Point{5}, Point{12}), &partial},
-      r.done());
+  device.launch({&info, "count", std::vector<uint8_t>(sizeof(Count)), Rect(Point{5}, Point{12}),
+                 &partial, *info.reduction},
+                r.done());
   EXPECT_EQ(r.get().first, nullptr);
   EXPECT_EQ(partial, 7);
 }
 
-TEST(EmulatedDevice, CopiesARegionBetweenBoxes) {
-  EmulatedDevice device(DeviceId(0), 1);
+TEST(HostDevice, CopiesARegionBetweenBoxes) {
+  HostDevice device(DeviceId(0), 1);
   std::vector<int32_t> src(40), dst(40, 0);
   std::iota(src.begin(), src.end(), 100);
   const Rect sbox(Point{0, 0}, Point{4, 10}), dbox(Point{1, 0}, Point{5, 8});
@@ -108,19 +174,19 @@ TEST(EmulatedDevice, CopiesARegionBetweenBoxes) {
               {src.data(), sbox, 4, MemorySpace::host()}, region, r.done());
   EXPECT_EQ(r.get().first, nullptr);
   std::vector<int32_t> expected(40, 0);
-  host::copy_region({expected.data(), dbox, 4}, {src.data(), sbox, 4}, region);
+  worker::copy_region({expected.data(), dbox, 4}, {src.data(), sbox, 4}, region);
   EXPECT_EQ(dst, expected);
 }
 
-TEST(EmulatedDevice, HostJobsSeeTheBuffersAndTheirErrorsAreReported) {
-  EmulatedDevice device(DeviceId(0), 1);
+TEST(HostDevice, HostJobsSeeTheBuffersAndTheirErrorsAreReported) {
+  HostDevice device(DeviceId(0), 1);
   std::vector<int32_t> a(10, 1);
   const PlacedBuffer buffer{a.data(), Rect(Point{0}, Point{10}), 4,
                             MemorySpace::of_device(DeviceId(0))};
   Report ok;
   device.run_on_host(
       {{buffer, Rect(Point{2}, Point{5}), true, true}},
-      [](const std::vector<host::BoxBuffer>& b) {
+      [](const std::vector<worker::BoxBuffer>& b) {
         ASSERT_EQ(b.size(), 1u);
         static_cast<int32_t*>(b[0].data)[3] = 7;
       },
@@ -136,47 +202,4 @@ TEST(EmulatedDevice, HostJobsSeeTheBuffersAndTheirErrorsAreReported) {
 }
 
 }  // namespace
-}  // namespace lightning::worker
-
-namespace lightning::worker {
-namespace {
-
-TEST(ReductionPartials, BuiltInOperatorsStartFromTheirIdentityAndFoldTyped) {
-  static const KernelInfo info = native_reduce_kernel<Count, 1, int64_t>(
-      "device_test::typed", "global i =>", annotation::KernelSignature(), {});
-  KernelRun max{&info,
-                "max",
-                {},
-                Rect(Point{0}, Point{1}),
-                nullptr,
-                planner::FoldOp::kMax,
-                DataType::kFloat64};
-  double v = 0;
-  start_partial(max, &v);
-  EXPECT_EQ(v, -std::numeric_limits<double>::infinity());
-  const double a = 2.5, b = -1;
-  join_partial(max, &v, &a);
-  join_partial(max, &v, &b);
-  EXPECT_EQ(v, 2.5);
-
-  KernelRun sum{
-      &info, "sum", {}, Rect(Point{0}, Point{1}), nullptr, planner::FoldOp::kSum, DataType::kInt32};
-  int32_t s = 1;
-  start_partial(sum, &s);
-  EXPECT_EQ(s, 0);
-  const int32_t big = std::numeric_limits<int32_t>::max(), one = 1;
-  join_partial(sum, &s, &big);
-  join_partial(sum, &s, &one);
-  EXPECT_EQ(s, std::numeric_limits<int32_t>::min()) << "integer sums wrap";
-
-  KernelRun custom{&info, "custom", {}, Rect(Point{0}, Point{1}), nullptr};
-  int64_t c = 99;
-  start_partial(custom, &c);  // the kernel's ReducerInfo: sum_reducer<int64_t>
-  EXPECT_EQ(c, 0);
-  const int64_t three = 3;
-  join_partial(custom, &c, &three);
-  EXPECT_EQ(c, 3);
-}
-
-}  // namespace
-}  // namespace lightning::worker
+}  // namespace lightning::host

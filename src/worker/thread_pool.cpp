@@ -1,4 +1,4 @@
-#include "backend/host/thread_pool.hpp"
+#include "worker/thread_pool.hpp"
 
 #include <pthread.h>
 
@@ -8,7 +8,7 @@
 
 #include "core/error.hpp"
 
-namespace lightning::host {
+namespace lightning::worker {
 namespace {
 
 /// The OS name of thread `index` of a pool: Linux keeps 15 characters.
@@ -84,4 +84,4 @@ void ThreadPool::run(int index) {
   }
 }
 
-}  // namespace lightning::host
+}  // namespace lightning::worker

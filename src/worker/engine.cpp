@@ -1,15 +1,15 @@
-#include "backend/host/executor.hpp"
+#include "worker/engine.hpp"
 
 #include <utility>
 
 #include "core/error.hpp"
 
-namespace lightning::host {
+namespace lightning::worker {
 
-Executor::Executor(std::string name, int threads) : pool_(std::move(name), threads) {}
+Engine::Engine(std::string name, int threads) : pool_(std::move(name), threads) {}
 
-void Executor::execute(Job job, Done done) {
-  if (!job) throw Error(ErrorKind::kInvalidArgument, "executor '" + name() + "': empty job");
+void Engine::execute(Job job, Done done) {
+  if (!job) throw Error(ErrorKind::kInvalidArgument, "engine '" + name() + "': empty job");
   pool_.submit([job = std::move(job), done = std::move(done)] {
     std::exception_ptr error;
     try {
@@ -24,4 +24,4 @@ void Executor::execute(Job job, Done done) {
   });
 }
 
-}  // namespace lightning::host
+}  // namespace lightning::worker

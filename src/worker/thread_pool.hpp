@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-namespace lightning::host {
+namespace lightning::worker {
 
 /// Runs submitted jobs on `threads` threads, in submission order (first in, first started).
 ///
@@ -18,7 +18,7 @@ namespace lightning::host {
 ///
 /// Exceptions: a job must not throw. An exception escaping a job is a bug in the caller; the
 /// pool prints the pool's name and the exception's what() to stderr and calls std::terminate
-/// (as std::thread does). Code that must survive failures catches in the job: Executor does,
+/// (as std::thread does). Code that must survive failures catches in the job: Engine does,
 /// and hands the exception to its completion callback.
 ///
 /// Destruction finishes every queued job, including jobs that running jobs submit meanwhile,
@@ -51,4 +51,4 @@ class ThreadPool {
   std::vector<std::thread> threads_;  // last: started once everything above exists
 };
 
-}  // namespace lightning::host
+}  // namespace lightning::worker

@@ -1,4 +1,5 @@
-// A blocking multi-producer, single-consumer queue: how the worker's threads talk.
+// A blocking multi-producer, single-consumer queue: how the runtime's threads talk (the
+// worker's threads, the driver's cluster inbox).
 #pragma once
 
 #include <condition_variable>
@@ -6,7 +7,7 @@
 #include <mutex>
 #include <optional>
 
-namespace lightning::worker {
+namespace lightning {
 
 /// Messages for one consumer thread. push() never blocks; pop() waits for a message.
 template <class T>
@@ -42,4 +43,4 @@ class MessageQueue {
   std::deque<T> queue_;
 };
 
-}  // namespace lightning::worker
+}  // namespace lightning

@@ -1,16 +1,14 @@
-#include "backend/host/region_ops.hpp"
+#include "worker/region_ops.hpp"
 
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
 #include <string>
-#include <type_traits>
 
 #include "core/error.hpp"
 
-namespace lightning::host {
+namespace lightning::worker {
 namespace {
 
 /// One buffer an operation touches, for checking and for messages.
@@ -127,86 +125,6 @@ void copy_checked(const char* op, const char* dst_role, const char* src_role, Bo
   });
 }
 
-// ---- fold ----------------------------------------------------------------------------------
-
-template <class T>
-T load(const unsigned char* p) {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  return v;
-}
-template <class T>
-void store(unsigned char* p, T v) {
-  std::memcpy(p, &v, sizeof(T));
-}
-
-template <class T>
-T wrapping_add(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-  else
-    return a + b;
-}
-template <class T>
-T wrapping_mul(T a, T b) {
-  if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-  else
-    return a * b;
-}
-/// IEEE 754-2019 minimum for floating point (NaN propagates, -0 < +0); the order for integers.
-template <class T>
-T minimum(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a)) return a;
-    if (std::isnan(b)) return b;
-    if (a == b) return std::signbit(a) ? a : b;
-  }
-  return b < a ? b : a;
-}
-template <class T>
-T maximum(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(a)) return a;
-    if (std::isnan(b)) return b;
-    if (a == b) return std::signbit(a) ? b : a;
-  }
-  return a < b ? b : a;
-}
-
-template <class T, class Op>
-void fold_run(unsigned char* dst, const unsigned char* src, int64_t n, Op op) {
-  for (int64_t i = 0; i < n; ++i) {
-    const size_t o = static_cast<size_t>(i) * sizeof(T);
-    store<T>(dst + o, op(load<T>(dst + o), load<T>(src + o)));
-  }
-}
-
-template <class T>
-void fold_typed(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, planner::FoldOp op) {
-  auto* d = static_cast<unsigned char*>(dst.data);
-  const auto* s = static_cast<const unsigned char*>(src.data);
-  auto apply = [&](auto fn) {
-    for_each_run<2>(region, {dst.box, src.box},
-                    [&](const std::array<int64_t, 2>& off, int64_t run) {
-                      fold_run<T>(d + off[0] * sizeof(T), s + off[1] * sizeof(T), run, fn);
-                    });
-  };
-  switch (op) {
-    case planner::FoldOp::kSum:
-      return apply([](T a, T b) { return wrapping_add(a, b); });
-    case planner::FoldOp::kProd:
-      return apply([](T a, T b) { return wrapping_mul(a, b); });
-    case planner::FoldOp::kMin:
-      return apply([](T a, T b) { return minimum(a, b); });
-    case planner::FoldOp::kMax:
-      return apply([](T a, T b) { return maximum(a, b); });
-    case planner::FoldOp::kCustom:
-      break;
-  }
-  throw Error(ErrorKind::kInternal, "fold_region: unknown fold operator");
-}
-
 }  // namespace
 
 void copy_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region) {
@@ -241,43 +159,24 @@ void fill_region(BoxBuffer dst, const Rect& region, const void* value) {
   });
 }
 
-void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, planner::FoldOp op,
-                 DataType type) {
+void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region,
+                 const Reduction& reduction) {
   check("fold_region", region,
         {{"destination", dst.data, dst.box, dst.elem_size},
          {"source", src.data, src.box, src.elem_size}});
-  if (dst.elem_size != size_of(type))
-    fail("fold_region",
-         std::string("element size does not match type ") + std::string(name_of(type)), region,
+  if (dst.elem_size != reduction.value_size)
+    fail("fold_region", "element size does not match the reduction's " + reduction.key(), region,
          {{"destination", dst.data, dst.box, dst.elem_size},
           {"source", src.data, src.box, src.elem_size}});
-  if (op == planner::FoldOp::kCustom)
-    fail("fold_region", "a custom reducer cannot fold array elements", region,
-         {{"destination", dst.data, dst.box, dst.elem_size},
-          {"source", src.data, src.box, src.elem_size}});
-  switch (type) {
-    case DataType::kInt8:
-      return fold_typed<int8_t>(dst, src, region, op);
-    case DataType::kInt16:
-      return fold_typed<int16_t>(dst, src, region, op);
-    case DataType::kInt32:
-      return fold_typed<int32_t>(dst, src, region, op);
-    case DataType::kInt64:
-      return fold_typed<int64_t>(dst, src, region, op);
-    case DataType::kUInt8:
-      return fold_typed<uint8_t>(dst, src, region, op);
-    case DataType::kUInt16:
-      return fold_typed<uint16_t>(dst, src, region, op);
-    case DataType::kUInt32:
-      return fold_typed<uint32_t>(dst, src, region, op);
-    case DataType::kUInt64:
-      return fold_typed<uint64_t>(dst, src, region, op);
-    case DataType::kFloat32:
-      return fold_typed<float>(dst, src, region, op);
-    case DataType::kFloat64:
-      return fold_typed<double>(dst, src, region, op);
-  }
-  throw Error(ErrorKind::kInternal, "fold_region: unknown data type");
+  auto* d = static_cast<unsigned char*>(dst.data);
+  const auto* s = static_cast<const unsigned char*>(src.data);
+  const size_t elem = dst.elem_size;
+  for_each_run<2>(region, {dst.box, src.box}, [&](const std::array<int64_t, 2>& off, int64_t run) {
+    unsigned char* to = d + static_cast<size_t>(off[0]) * elem;
+    const unsigned char* from = s + static_cast<size_t>(off[1]) * elem;
+    if (!reduction.is_custom()) return reduction.join_n(to, from, static_cast<size_t>(run));
+    for (int64_t i = 0; i < run; ++i) reduction.join(to + i * elem, from + i * elem);
+  });
 }
 
 void pack_region(void* out, ConstBoxBuffer src, const Rect& region) {
@@ -311,4 +210,4 @@ void unpack_region(BoxBuffer dst, const void* in, const Rect& region) {
                ConstBoxBuffer{in, region, dst.elem_size}, region);
 }
 
-}  // namespace lightning::host
+}  // namespace lightning::worker

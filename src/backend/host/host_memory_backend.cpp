@@ -1,4 +1,4 @@
-#include "worker/host_memory_backend.hpp"
+#include "backend/host/host_memory_backend.hpp"
 
 #include <sys/mman.h>
 
@@ -10,7 +10,7 @@
 #include "core/error.hpp"
 #include "core/size_text.hpp"
 
-namespace lightning::worker {
+namespace lightning::host {
 
 namespace {
 
@@ -73,13 +73,13 @@ void HostMemoryBackend::free_host(void* p) {
   --live_host_;
 }
 
-void HostMemoryBackend::copy(void* dst, MemorySpace /*dst_space*/, const void* src,
-                             MemorySpace /*src_space*/, uint64_t bytes) {
+void HostMemoryBackend::copy(void* dst, worker::MemorySpace /*dst_space*/, const void* src,
+                             worker::MemorySpace /*src_space*/, uint64_t bytes) {
   if (bytes != 0) std::memcpy(dst, src, bytes);
 }
 
-void HostMemoryBackend::fill_zero(void* dst, MemorySpace /*space*/, uint64_t bytes) {
+void HostMemoryBackend::fill_zero(void* dst, worker::MemorySpace /*space*/, uint64_t bytes) {
   if (bytes != 0) std::memset(dst, 0, bytes);
 }
 
-}  // namespace lightning::worker
+}  // namespace lightning::host

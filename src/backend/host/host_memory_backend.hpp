@@ -9,9 +9,9 @@
 
 #include "worker/memory_backend.hpp"
 
-namespace lightning::worker {
+namespace lightning::host {
 
-class HostMemoryBackend final : public MemoryBackend {
+class HostMemoryBackend final : public worker::MemoryBackend {
  public:
   /// Alignment of every allocation, in bytes.
   static constexpr uint64_t kAlignment = 256;
@@ -20,9 +20,9 @@ class HostMemoryBackend final : public MemoryBackend {
   void free_device_pool(DeviceId device, void* pool) override;
   void* allocate_host(uint64_t bytes) override;
   void free_host(void* p) override;
-  void copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src_space,
-            uint64_t bytes) override;
-  void fill_zero(void* dst, MemorySpace space, uint64_t bytes) override;
+  void copy(void* dst, worker::MemorySpace dst_space, const void* src,
+            worker::MemorySpace src_space, uint64_t bytes) override;
+  void fill_zero(void* dst, worker::MemorySpace space, uint64_t bytes) override;
 
   /// Allocations not yet freed (pools and host blocks): lets tests check for leaks.
   int64_t live_device_pools() const { return live_pools_.load(); }
@@ -35,4 +35,4 @@ class HostMemoryBackend final : public MemoryBackend {
   std::atomic<int64_t> live_host_{0};
 };
 
-}  // namespace lightning::worker
+}  // namespace lightning::host

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace lightning::worker {
+namespace lightning::kernel {
 
 /// How a kernel's GPU code is written.
 enum class DeviceCodeKind : uint8_t {
@@ -29,4 +29,4 @@ struct DeviceCode {
   int index_rank = 0;                 ///< kFunctorBody: indices operator() takes (1-3)
 };
 
-}  // namespace lightning::worker
+}  // namespace lightning::kernel

@@ -4,12 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "core/rect.hpp"
-#include "worker/kernel_registry.hpp"
+#include "kernel/kernel_registry.hpp"
 
-namespace lightning::worker {
+namespace lightning::kernel {
 
 /// Runs every thread of `threads` (row-major) of a functor F taking (i), (i, j) or (i, j, k).
 template <class F, int Rank>
@@ -48,16 +49,6 @@ void run_native_reduce(const void* functor, const Rect& threads, void* partial) 
   }
 }
 
-/// A sum reducer over Value (what parallel_reduce uses without a reducer).
-template <class Value>
-ReducerInfo sum_reducer() {
-  return {sizeof(Value), [](void* v) { *static_cast<Value*>(v) = Value(0); },
-          [](void* dst, const void* src) {
-            *static_cast<Value*>(dst) += *static_cast<const Value*>(src);
-          },
-          data_type_of<Value>()};
-}
-
 /// The KernelInfo of a native functor F, without its entry point. F must be trivially
 /// copyable: the runtime copies its bytes and patches its array handles.
 template <class F>
@@ -67,11 +58,9 @@ KernelInfo native_kernel_info(std::string name, std::string annotation,
   static_assert(std::is_trivially_copyable_v<F>, "kernels are copied as bytes");
   KernelInfo info;
   info.name = std::move(name);
-  info.annotation = std::move(annotation);
-  info.signature = std::move(signature);
   info.functor_size = sizeof(F);
-  info.arrays = std::move(arrays);
-  info.scalars = std::move(scalars);
+  info.description = {std::move(annotation), std::move(signature), std::move(arrays),
+                      std::move(scalars)};
   return info;
 }
 
@@ -87,18 +76,22 @@ KernelInfo native_kernel(std::string name, std::string annotation,
   return info;
 }
 
-/// As native_kernel for a functor reducing a Value with `reducer` (default: sum).
+/// As native_kernel for a functor reducing a Value with `reduction` (default: a sum of
+/// Value; a custom one for values that are not arithmetic).
 template <class F, int Rank, class Value>
 KernelInfo native_reduce_kernel(std::string name, std::string annotation,
                                 annotation::KernelSignature signature,
                                 std::vector<ArraySlot> arrays, std::vector<ScalarSlot> scalars = {},
-                                ReducerInfo reducer = sum_reducer<Value>()) {
+                                std::optional<Reduction> reduction = std::nullopt) {
   KernelInfo info =
       native_kernel_info<F>(std::move(name), std::move(annotation), std::move(signature),
                             std::move(arrays), std::move(scalars));
   info.run_host = &run_native_reduce<F, Rank, Value>;
-  info.reducer = reducer;
+  if constexpr (std::is_arithmetic_v<Value>)
+    info.reduction = reduction.value_or(Reduction::builtin(ReduceOp::kSum, data_type_of<Value>()));
+  else
+    info.reduction = reduction.value();  // a value that is not arithmetic needs its reducer
   return info;
 }
 
-}  // namespace lightning::worker
+}  // namespace lightning::kernel

@@ -1,4 +1,4 @@
-#include "backend/host/region_ops.hpp"
+#include "worker/region_ops.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,10 +14,8 @@
 
 #include "core/error.hpp"
 
-namespace lightning::host {
+namespace lightning::worker {
 namespace {
-
-using planner::FoldOp;
 
 // ---- brute-force reference -------------------------------------------------------------------
 
@@ -187,23 +185,23 @@ TEST(RegionOps, ContiguousBlockMatchesBruteForce) {
 
 /// The reference semantics, written independently of the implementation.
 template <class T>
-T reference_fold(FoldOp op, T a, T b) {
+T reference_fold(ReduceOp op, T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     switch (op) {
-      case FoldOp::kSum:
+      case ReduceOp::kSum:
         return a + b;
-      case FoldOp::kProd:
+      case ReduceOp::kProd:
         return a * b;
-      case FoldOp::kMin:
-      case FoldOp::kMax: {
+      case ReduceOp::kMin:
+      case ReduceOp::kMax: {
         if (a != a) return a;  // NaN: dst's first
         if (b != b) return b;
         if (a == 0 && b == 0) {  // -0 < +0
           const bool a_neg = std::signbit(a);
-          if (op == FoldOp::kMin) return a_neg ? a : b;
+          if (op == ReduceOp::kMin) return a_neg ? a : b;
           return a_neg ? b : a;
         }
-        if (op == FoldOp::kMin) return a < b ? a : b;
+        if (op == ReduceOp::kMin) return a < b ? a : b;
         return a > b ? a : b;
       }
       default:
@@ -212,13 +210,13 @@ T reference_fold(FoldOp op, T a, T b) {
   } else {
     using U = std::make_unsigned_t<T>;
     switch (op) {
-      case FoldOp::kSum: {  // modulo 2^bits, via the unsigned type of the same width
+      case ReduceOp::kSum: {  // modulo 2^bits, via the unsigned type of the same width
         U r = static_cast<U>(static_cast<U>(a) + static_cast<U>(b));
         T out;
         std::memcpy(&out, &r, sizeof(T));
         return out;
       }
-      case FoldOp::kProd: {
+      case ReduceOp::kProd: {
         // Unsigned multiplication without promotion surprises: uint64_t, then truncate.
         uint64_t r =
             static_cast<uint64_t>(static_cast<U>(a)) * static_cast<uint64_t>(static_cast<U>(b));
@@ -227,9 +225,9 @@ T reference_fold(FoldOp op, T a, T b) {
         std::memcpy(&out, &r_narrow, sizeof(T));
         return out;
       }
-      case FoldOp::kMin:
+      case ReduceOp::kMin:
         return a < b ? a : b;
-      case FoldOp::kMax:
+      case ReduceOp::kMax:
         return a > b ? a : b;
       default:
         break;
@@ -288,7 +286,7 @@ template <class T>
 void check_fold_type(uint64_t seed) {
   std::mt19937_64 rng(seed);
   const DataType type = data_type_of<T>();
-  for (FoldOp op : {FoldOp::kSum, FoldOp::kProd, FoldOp::kMin, FoldOp::kMax}) {
+  for (ReduceOp op : {ReduceOp::kSum, ReduceOp::kProd, ReduceOp::kMin, ReduceOp::kMax}) {
     for (int iter = 0; iter < 300; ++iter) {
       const int rank = static_cast<int>(rng() % 4);
       auto [dbox, sbox] = overlapping_boxes(rng, rank);
@@ -307,7 +305,7 @@ void check_fold_type(uint64_t seed) {
         const T r = reference_fold(op, a, b);
         std::memcpy(expected.at(p), &r, sizeof(T));
       });
-      fold_region(dst.buffer(), src.buffer(), region, op, type);
+      fold_region(dst.buffer(), src.buffer(), region, Reduction::builtin(op, type));
       bool ok = true;
       dbox.for_each_point([&](const Point& p) {
         T got, want;
@@ -335,41 +333,42 @@ TEST(RegionOps, FoldMatchesBruteForceForEveryType) {
 }
 
 template <class T>
-T fold1(FoldOp op, T a, T b) {
+T fold1(ReduceOp op, T a, T b) {
   const Rect box = Rect::from_extent(Point{1});
-  fold_region({&a, box, sizeof(T)}, ConstBoxBuffer{&b, box, sizeof(T)}, box, op, data_type_of<T>());
+  fold_region({&a, box, sizeof(T)}, ConstBoxBuffer{&b, box, sizeof(T)}, box,
+              Reduction::builtin(op, data_type_of<T>()));
   return a;
 }
 
 TEST(RegionOps, FloatMinMaxPropagateNaNAndOrderSignedZeros) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (FoldOp op : {FoldOp::kMin, FoldOp::kMax}) {
+  for (ReduceOp op : {ReduceOp::kMin, ReduceOp::kMax}) {
     EXPECT_TRUE(std::isnan(fold1(op, nan, 1.0)));
     EXPECT_TRUE(std::isnan(fold1(op, 1.0, nan)));  // unlike std::min(1.0, nan) == 1.0
     EXPECT_TRUE(std::isnan(fold1(op, nan, nan)));
     EXPECT_TRUE(std::isnan(fold1<float>(op, 2.0f, std::nanf(""))));
   }
-  EXPECT_TRUE(std::signbit(fold1(FoldOp::kMin, 0.0, -0.0)));
-  EXPECT_TRUE(std::signbit(fold1(FoldOp::kMin, -0.0, 0.0)));
-  EXPECT_FALSE(std::signbit(fold1(FoldOp::kMax, 0.0, -0.0)));
-  EXPECT_FALSE(std::signbit(fold1(FoldOp::kMax, -0.0, 0.0)));
+  EXPECT_TRUE(std::signbit(fold1(ReduceOp::kMin, 0.0, -0.0)));
+  EXPECT_TRUE(std::signbit(fold1(ReduceOp::kMin, -0.0, 0.0)));
+  EXPECT_FALSE(std::signbit(fold1(ReduceOp::kMax, 0.0, -0.0)));
+  EXPECT_FALSE(std::signbit(fold1(ReduceOp::kMax, -0.0, 0.0)));
   // The planner's identities (+inf for min, -inf for max) are neutral.
   const double inf = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(fold1(FoldOp::kMin, inf, 3.5), 3.5);
-  EXPECT_EQ(fold1(FoldOp::kMax, -inf, 3.5), 3.5);
-  EXPECT_EQ(fold1(FoldOp::kMin, 1.0, 2.0), 1.0);
-  EXPECT_EQ(fold1(FoldOp::kMax, 1.0, 2.0), 2.0);
+  EXPECT_EQ(fold1(ReduceOp::kMin, inf, 3.5), 3.5);
+  EXPECT_EQ(fold1(ReduceOp::kMax, -inf, 3.5), 3.5);
+  EXPECT_EQ(fold1(ReduceOp::kMin, 1.0, 2.0), 1.0);
+  EXPECT_EQ(fold1(ReduceOp::kMax, 1.0, 2.0), 2.0);
 }
 
 TEST(RegionOps, IntegerSumAndProductWrapAround) {
-  EXPECT_EQ(fold1<int32_t>(FoldOp::kSum, std::numeric_limits<int32_t>::max(), 1),
+  EXPECT_EQ(fold1<int32_t>(ReduceOp::kSum, std::numeric_limits<int32_t>::max(), 1),
             std::numeric_limits<int32_t>::min());
-  EXPECT_EQ(fold1<int8_t>(FoldOp::kSum, 127, 1), -128);
-  EXPECT_EQ(fold1<uint16_t>(FoldOp::kProd, 65535, 65535), 1);  // no int promotion overflow
-  EXPECT_EQ(fold1<int64_t>(FoldOp::kProd, std::numeric_limits<int64_t>::min(), -1),
+  EXPECT_EQ(fold1<int8_t>(ReduceOp::kSum, 127, 1), -128);
+  EXPECT_EQ(fold1<uint16_t>(ReduceOp::kProd, 65535, 65535), 1);  // no int promotion overflow
+  EXPECT_EQ(fold1<int64_t>(ReduceOp::kProd, std::numeric_limits<int64_t>::min(), -1),
             std::numeric_limits<int64_t>::min());
-  EXPECT_EQ(fold1<int16_t>(FoldOp::kMin, -3, 2), -3);
-  EXPECT_EQ(fold1<uint64_t>(FoldOp::kMax, 3, ~uint64_t{0}), ~uint64_t{0});
+  EXPECT_EQ(fold1<int16_t>(ReduceOp::kMin, -3, 2), -3);
+  EXPECT_EQ(fold1<uint64_t>(ReduceOp::kMax, 3, ~uint64_t{0}), ~uint64_t{0});
 }
 
 TEST(RegionOps, FoldNeedsNoAlignment) {
@@ -378,8 +377,8 @@ TEST(RegionOps, FoldNeedsNoAlignment) {
   std::memcpy(d.data() + 1, dv, sizeof dv);
   std::memcpy(s.data() + 1, sv, sizeof sv);
   const Rect box = Rect::from_extent(Point{4});
-  fold_region({d.data() + 1, box, 8}, ConstBoxBuffer{s.data() + 1, box, 8}, box, FoldOp::kSum,
-              DataType::kFloat64);
+  fold_region({d.data() + 1, box, 8}, ConstBoxBuffer{s.data() + 1, box, 8}, box,
+              Reduction::builtin(ReduceOp::kSum, DataType::kFloat64));
   double out[4];
   std::memcpy(out, d.data() + 1, sizeof out);
   EXPECT_EQ(out[0], 11);
@@ -390,8 +389,8 @@ TEST(RegionOps, RankZeroHoldsOneValue) {
   const Rect scalar{Point{}, Point{}};
   ASSERT_EQ(scalar.volume(), 1);
   int64_t a = 5, b = 7;
-  fold_region({&a, scalar, 8}, ConstBoxBuffer{&b, scalar, 8}, scalar, FoldOp::kSum,
-              DataType::kInt64);
+  fold_region({&a, scalar, 8}, ConstBoxBuffer{&b, scalar, 8}, scalar,
+              Reduction::builtin(ReduceOp::kSum, DataType::kInt64));
   EXPECT_EQ(a, 12);
   copy_region({&a, scalar, 8}, ConstBoxBuffer{&b, scalar, 8}, scalar);
   EXPECT_EQ(a, 7);
@@ -408,8 +407,8 @@ TEST(RegionOps, EmptyRegionsTouchNothing) {
   const Rect box = Rect::from_extent(Point{3, 4});
   const Rect empty = Rect::empty_of_rank(2);
   copy_region({d.data(), box, 4}, ConstBoxBuffer{s.data(), box, 4}, empty);
-  fold_region({d.data(), box, 4}, ConstBoxBuffer{s.data(), box, 4}, empty, FoldOp::kSum,
-              DataType::kInt32);
+  fold_region({d.data(), box, 4}, ConstBoxBuffer{s.data(), box, 4}, empty,
+              Reduction::builtin(ReduceOp::kSum, DataType::kInt32));
   const int v = 9;
   fill_region({d.data(), box, 4}, empty, &v);
   pack_region(nullptr, ConstBoxBuffer{s.data(), box, 4}, empty);
@@ -462,14 +461,15 @@ TEST(RegionOps, ContractViolationsNameBothBoxes) {
       {"element size mismatch", dtext, stext});
   expect_internal_error(
       [&] {
-        fold_region(dst, src, Rect{Point{2, 0}, Point{3, 1}}, FoldOp::kSum, DataType::kInt64);
+        fold_region(dst, src, Rect{Point{2, 0}, Point{3, 1}},
+                    Reduction::builtin(ReduceOp::kSum, DataType::kInt64));
       },
       {"fold_region", "int64_t", dtext, stext});
   expect_internal_error(
       [&] {
-        fold_region(dst, src, Rect{Point{2, 0}, Point{3, 1}}, FoldOp::kCustom, DataType::kInt32);
+        fold_region(dst, src, Rect{Point{2, 0}, Point{3, 1}}, Reduction::custom(8));
       },
-      {"custom", dtext, stext});
+      {"reducer/8", dtext, stext});
   const int v = 0;
   expect_internal_error(
       [&] {
@@ -507,4 +507,4 @@ TEST(RegionOps, LargeContiguousCopyIsFast) {
 }
 
 }  // namespace
-}  // namespace lightning::host
+}  // namespace lightning::worker

@@ -1,4 +1,4 @@
-#include "backend/host/executor.hpp"
+#include "worker/engine.hpp"
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -11,10 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "backend/host/host_device.hpp"
 #include "core/error.hpp"
 
-namespace lightning::host {
+namespace lightning::worker {
 namespace {
 
 std::string current_thread_name() {
@@ -23,11 +22,11 @@ std::string current_thread_name() {
   return name;
 }
 
-TEST(Executor, ReportsSuccessAndFailureThroughDone) {
+TEST(Engine, ReportsSuccessAndFailureThroughDone) {
   std::exception_ptr success, failure;
   {
-    std::promise<std::exception_ptr> ok, failed;  // outlive the executor's callbacks
-    Executor exec("copy", 1);
+    std::promise<std::exception_ptr> ok, failed;  // outlive the engine's callbacks
+    Engine exec("copy", 1);
     EXPECT_EQ(exec.name(), "copy");
     EXPECT_EQ(exec.threads(), 1);
     exec.execute([] {}, [&](std::exception_ptr e) { ok.set_value(std::move(e)); });
@@ -35,7 +34,7 @@ TEST(Executor, ReportsSuccessAndFailureThroughDone) {
                  [&](std::exception_ptr e) { failed.set_value(std::move(e)); });
     success = ok.get_future().get();
     failure = failed.get_future().get();
-  }  // joined: the executor thread's uses of the exception happen before the reads below
+  }  // joined: the engine thread's uses of the exception happen before the reads below
   EXPECT_EQ(success, nullptr);
   ASSERT_NE(failure, nullptr);
   try {
@@ -46,11 +45,11 @@ TEST(Executor, ReportsSuccessAndFailureThroughDone) {
   }
 }
 
-TEST(Executor, DoneRunsOnTheExecutorThreadAfterTheJob) {
+TEST(Engine, DoneRunsOnTheEngineThreadAfterTheJob) {
   std::string job_thread, done_thread;
   bool job_ran_first = false;
   {
-    Executor exec("disk", 1);
+    Engine exec("disk", 1);
     exec.execute([&] { job_thread = current_thread_name(); },
                  [&](std::exception_ptr) {
                    done_thread = current_thread_name();
@@ -62,10 +61,10 @@ TEST(Executor, DoneRunsOnTheExecutorThreadAfterTheJob) {
   EXPECT_TRUE(job_ran_first);
 }
 
-TEST(Executor, DestructionWaitsForEveryJobAndDone) {
+TEST(Engine, DestructionWaitsForEveryJobAndDone) {
   std::atomic<int> jobs{0}, dones{0}, errors{0};
   {
-    Executor exec("many", 4);
+    Engine exec("many", 4);
     for (int i = 0; i < 500; ++i)
       exec.execute(
           [&, i] {
@@ -83,33 +82,5 @@ TEST(Executor, DestructionWaitsForEveryJobAndDone) {
   EXPECT_EQ(errors.load(), 72);  // 0, 7, ..., 497
 }
 
-TEST(HostDevice, HasNamedComputeAndCopyEngines) {
-  std::promise<std::string> compute_thread, copy_thread;
-  HostDevice device(DeviceId(3), 2);
-  EXPECT_EQ(device.id(), DeviceId(3));
-  EXPECT_EQ(device.compute().name(), "D3 compute");
-  EXPECT_EQ(device.compute().threads(), 2);
-  EXPECT_EQ(device.copy_engine().name(), "D3 copy");
-  EXPECT_EQ(device.copy_engine().threads(), 1);
-  EXPECT_EQ(HostDevice(DeviceId(0)).compute().threads(), 1);
-
-  device.execute([&] { compute_thread.set_value(current_thread_name()); }, {});
-  device.copy_engine().execute([&] { copy_thread.set_value(current_thread_name()); }, {});
-  EXPECT_EQ(compute_thread.get_future().get().substr(0, 11), "D3 compute#");
-  EXPECT_EQ(copy_thread.get_future().get(), "D3 copy");
-}
-
-TEST(HostDevice, ComputeAndCopyOverlap) {
-  // A compute job waits for a copy job: this only finishes if the engines run concurrently.
-  std::promise<void> copied;
-  std::promise<std::exception_ptr> computed;
-  auto copied_future = copied.get_future();
-  HostDevice device(DeviceId(0));
-  device.execute([&] { copied_future.wait(); },
-                 [&](std::exception_ptr e) { computed.set_value(e); });
-  device.copy_engine().execute([&] { copied.set_value(); }, {});
-  EXPECT_EQ(computed.get_future().get(), nullptr);
-}
-
 }  // namespace
-}  // namespace lightning::host
+}  // namespace lightning::worker

@@ -6,9 +6,9 @@
 
 #include "core/data_type.hpp"
 #include "core/rect.hpp"
-#include "planner/task.hpp"
+#include "core/reduction.hpp"
 
-namespace lightning::host {
+namespace lightning::worker {
 
 /// Writable bytes holding the elements of `box` row-major (last axis fastest): the element at
 /// point p is at byte offset elem_size * row_major_index(p - box.lo(), box.extent()). A rank-0
@@ -49,16 +49,10 @@ void copy_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region);
 /// bytes) outside dst.
 void fill_region(BoxBuffer dst, const Rect& region, const void* value);
 
-/// dst[p] = dst[p] op src[p] for every p in `region`, on elements of `type` (both element sizes
-/// must be size_of(type)). Elements are loaded and stored with memcpy: no alignment needed.
-///   - kSum, kProd on integers wrap around modulo 2^bits (two's complement), never UB.
-///   - kMin, kMax on integers: the usual order.
-///   - kMin, kMax on floating point follow IEEE 754-2019 minimum/maximum: a NaN operand gives
-///     NaN (dst's NaN when both are), and -0 < +0. So the operation is commutative and
-///     associative, and a reduction's result does not depend on the shape of its fold tree.
-///   - kCustom (a launch's reducer) is not an element-wise array operation: Error(kInternal).
-void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, planner::FoldOp op,
-                 DataType type);
+/// dst[p] = dst[p] op src[p] for every p in `region`, with `reduction` (Reduction::join_n for
+/// a built-in one, Reduction::join value by value for a custom one); both element sizes must be
+/// its value size. See core/reduction.hpp for the operators' semantics.
+void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, const Reduction& reduction);
 
 /// Writes the elements of `region` of src to `out`, densely, row-major over `region`
 /// (region.volume() * src.elem_size bytes): the payload of a Send.
@@ -74,4 +68,4 @@ void* contiguous_block(BoxBuffer buffer, const Rect& region);
 /// elements of `region` of dst: the payload of a Recv.
 void unpack_region(BoxBuffer dst, const void* in, const Rect& region);
 
-}  // namespace lightning::host
+}  // namespace lightning::worker

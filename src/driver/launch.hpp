@@ -1,0 +1,32 @@
+// One kernel launch as the application asks for it.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "core/point.hpp"
+#include "core/rect.hpp"
+#include "core/reduction.hpp"
+#include "distribution/work_distribution.hpp"
+#include "kernel/kernel_description.hpp"
+
+namespace lightning::driver {
+
+/// One kernel launch as the application describes it (the Kokkos binding makes these).
+struct Launch {
+  KernelId kernel;                       ///< a registered kernel (kernel::KernelRegistry)
+  const void* functor = nullptr;         ///< its bytes (KernelInfo::functor_size of them)
+  std::vector<ArrayId> arrays;           ///< per signature parameter; invalid for scalars
+  Rect domain;                           ///< thread indices
+  Point block_size;                      ///< default: 256 along the last axis, 1 elsewhere
+  std::optional<WorkDistribution> work;  ///< default: like the first written array
+  void* result = nullptr;                ///< for reduction kernels: where the value goes
+  /// For reduction kernels, how partial values combine: a built-in operator on the kernel's
+  /// value type; empty: the kernel's own reduction (KernelInfo::reduction).
+  std::optional<Reduction> reduction;
+  /// The kernel's annotation, signature and slots for this launch; null: the registered ones.
+  const kernel::KernelDescription* description = nullptr;
+};
+
+}  // namespace lightning::driver

@@ -1,0 +1,117 @@
+#include "driver/launch_decoder.hpp"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace lightning::driver {
+
+namespace {
+
+// An integer scalar member, sign-extended from its size.
+int64_t read_integer(const uint8_t* bytes, const kernel::ScalarSlot& slot) {
+  const uint8_t* at = bytes + slot.byte_offset;
+  switch (size_of(slot.type)) {
+    case 1: {
+      int8_t x;
+      std::memcpy(&x, at, 1);
+      return x;
+    }
+    case 2: {
+      int16_t x;
+      std::memcpy(&x, at, 2);
+      return x;
+    }
+    case 4: {
+      int32_t x;
+      std::memcpy(&x, at, 4);
+      return x;
+    }
+    default: {
+      int64_t x;
+      std::memcpy(&x, at, 8);
+      return x;
+    }
+  }
+}
+
+// Superblocks like the chunks of the first array the kernel writes (or else the first it
+// reads).
+WorkDistribution default_work(const kernel::KernelInfo& kernel,
+                              const annotation::KernelSignature& signature,
+                              const annotation::BoundAnnotation& bound,
+                              const std::vector<ArrayId>& arrays, const planner::Planner& planner) {
+  const annotation::BoundArray* follow = nullptr;
+  for (const auto& a : bound.arrays())
+    if (!follow ||
+        (follow->mode == annotation::AccessMode::kRead && a.mode != annotation::AccessMode::kRead))
+      follow = &a;
+  if (!follow)
+    throw Error(ErrorKind::kInvalidArgument,
+                "kernel '" + kernel.name + "' touches no array: give it a work distribution");
+  const DataLayout& layout = *planner.array(arrays.at(static_cast<size_t>(follow->param))).layout;
+  if (!signature.params[static_cast<size_t>(follow->param)].axes_reversed)
+    return work::like(layout);
+  // A column-major array: its chunks, seen in the kernel's index order.
+  std::vector<Chunk> chunks = layout.chunks();
+  for (Chunk& c : chunks) {
+    c.box = c.box.reversed();
+    c.owned = c.owned.reversed();
+  }
+  return work::like(DataLayout(layout.extent().reversed(), std::move(chunks), layout.devices()));
+}
+
+}  // namespace
+
+DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kernel,
+                            const kernel::KernelDescription& described,
+                            const annotation::BoundAnnotation& bound,
+                            const planner::Planner& planner, planner::HostBufferId result) {
+  const annotation::KernelSignature& signature = described.signature;
+  const size_t params = signature.params.size();
+  const int rank = launch.domain.rank();
+  const auto* bytes = static_cast<const uint8_t*>(launch.functor);
+
+  DecodedLaunch d;
+  planner::LaunchRequest& r = d.request;
+  r.kernel = launch.kernel;
+  r.name = kernel.name;
+  r.annotation = &bound;
+  r.arrays = launch.arrays;
+  r.arrays.resize(params);
+  r.scalars.assign(params, 0);
+  for (const kernel::ScalarSlot& s : described.scalars)
+    r.scalars[static_cast<size_t>(s.param)] = read_integer(bytes, s);
+  r.domain = launch.domain;
+  r.block_size = launch.block_size;
+  if (r.block_size.rank() == 0) {
+    r.block_size = Point::filled(rank, 1);
+    r.block_size[rank - 1] = 256;
+  }
+  r.work = launch.work ? *launch.work : default_work(kernel, signature, bound, r.arrays, planner);
+
+  d.data = std::make_shared<worker::LaunchData>();
+  worker::LaunchData& data = *d.data;
+  data.kernel = launch.kernel;
+  data.name = kernel.name;
+  data.functor.assign(bytes, bytes + kernel.functor_size);
+  data.extents.resize(params);
+  data.arrays = described.arrays;
+  for (size_t p = 0; p < params; ++p)
+    if (r.arrays[p].valid() && planner.has_array(r.arrays[p]))
+      data.extents[p] = planner.array(r.arrays[p]).extent;
+
+  if (kernel.reduces()) {
+    if (!launch.result)
+      throw Error(
+          ErrorKind::kInvalidArgument,
+          "kernel '" + kernel.name + "' reduces to a value, but the launch gives no result");
+    data.reduction = kernel.resolve(launch.reduction.value_or(*kernel.reduction));
+    r.scalar_reduction = planner::ScalarReduction{data.reduction, result};
+  }
+  return d;
+}
+
+}  // namespace lightning::driver

@@ -1,0 +1,64 @@
+// Kernels known to the runtime: registered once per process, at static initialisation, under
+// an id derived from the kernel's name, so every process of one binary agrees on it.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "core/rect.hpp"
+#include "core/reduction.hpp"
+#include "kernel/device_code.hpp"
+#include "kernel/kernel_description.hpp"
+
+namespace lightning::kernel {
+
+/// Runs every thread of `threads` (global indices, row-major) on a functor whose array
+/// handles point at the superblock's chunks; reduction kernels accumulate into `partial`
+/// (already initialised), others get nullptr.
+using HostEntry = void (*)(const void* functor, const Rect& threads, void* partial);
+
+/// Everything the runtime needs to run a kernel: on host devices (`run_host`), on GPUs
+/// (`device`), and to plan it (`description`, unless a launch gives its own).
+struct KernelInfo {
+  std::string name;
+  size_t functor_size = 0;
+  KernelDescription description;  ///< empty for kernels described per launch (lambdas)
+  HostEntry run_host = nullptr;
+  /// For reduction kernels: the reduction the kernel is written for (the type of its
+  /// `Value& update`; a custom one carries the kernel's init/join). A launch may fold with
+  /// another built-in operator on the same type. Empty: the kernel does not reduce.
+  std::optional<Reduction> reduction;
+  DeviceCode device;  ///< GPU source; kind kNone: host devices only
+
+  bool reduces() const { return reduction.has_value(); }
+  /// The description a launch runs under: its own (`per_launch`, for lambdas) or the
+  /// registered one.
+  const KernelDescription& described_by(const KernelDescription* per_launch) const {
+    return per_launch ? *per_launch : description;
+  }
+  /// `launch` as this process runs it: a custom reduction gets the kernel's init/join (they
+  /// are addresses in this process and never travel). Error(kInvalidArgument) naming the
+  /// kernel when the launch's reduction does not fit the kernel's value.
+  Reduction resolve(const Reduction& launch) const;
+};
+
+/// The process's kernels. Written only during static initialisation (and by tests, before
+/// any runtime exists); read-only afterwards, so lookups need no lock.
+class KernelRegistry {
+ public:
+  /// Registers `info` under the id of its name. Throws Error(kInvalidArgument) when another
+  /// kernel has the same name or id (names must be unique in a binary).
+  static KernelId add(KernelInfo info);
+  /// The kernel with `id`; throws Error(kInvalidArgument) naming the id when unknown.
+  static const KernelInfo& get(KernelId id);
+  static bool contains(KernelId id);
+  /// The id a kernel called `name` gets: a 64-bit hash of the name.
+  static KernelId id_of(const std::string& name);
+  /// Every registered kernel's id, in no particular order (e.g. to compile them all).
+  static std::vector<KernelId> ids();
+};
+
+}  // namespace lightning::kernel

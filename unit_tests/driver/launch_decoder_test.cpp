@@ -1,0 +1,142 @@
+// The driver's decoding of a launch, alone: a pure function of the launch, its kernel, its
+// bound annotation and the planner's arrays.
+#include "driver/launch_decoder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "annotation/annotation_cache.hpp"
+#include "core/error.hpp"
+#include "distribution/data_distribution.hpp"
+
+namespace lightning::driver {
+namespace {
+
+// A functor's bytes: a 2-D matrix handle (48 bytes), a 1-D vector handle, then scalars.
+struct Bytes {
+  uint8_t matrix[48];
+  uint8_t vector[32];
+  int16_t shift;
+  int32_t cols;
+  double scale;
+};
+
+kernel::KernelInfo matrix_kernel(const char* annotation, bool reversed = false) {
+  kernel::KernelInfo k;
+  k.name = "decoder_test::Kernel";
+  k.functor_size = sizeof(Bytes);
+  auto& d = k.description;
+  d.annotation = annotation;
+  d.signature.add_array("m", DataType::kFloat64, 2, reversed)
+      .add_array("v", DataType::kFloat64, 1)
+      .add_scalar("shift", DataType::kInt16)
+      .add_scalar("cols", DataType::kInt32)
+      .add_scalar("scale", DataType::kFloat64);
+  d.arrays = {{0, offsetof(Bytes, matrix), 2}, {1, offsetof(Bytes, vector), 1}};
+  d.scalars = {{2, offsetof(Bytes, shift), DataType::kInt16},
+               {3, offsetof(Bytes, cols), DataType::kInt32}};
+  return k;
+}
+
+class LaunchDecoder : public ::testing::Test {
+ protected:
+  LaunchDecoder() : planner_(DeviceSet::uniform(1, 2)) {
+    m_ = planner_.create_array({"m", DataType::kFloat64, Point{6, 4}, dist::rows(3)}).first;
+    v_ = planner_.create_array({"v", DataType::kFloat64, Point{6}, dist::block(2)}).first;
+    bytes_.shift = -3;  // sign-extended from 16 bits
+    bytes_.cols = 4;
+    bytes_.scale = 2.5;
+  }
+  Launch launch(Rect domain) const {
+    Launch l;
+    l.kernel = KernelId(7);
+    l.functor = &bytes_;
+    l.arrays = {m_, v_};
+    l.domain = domain;
+    return l;
+  }
+  DecodedLaunch decode(const Launch& l, const kernel::KernelInfo& k,
+                       planner::HostBufferId result = {}) {
+    const auto& bound =
+        cache_.bind(k.description.annotation, k.description.signature, l.domain.rank());
+    return decode_launch(l, k, k.description, bound, planner_, result);
+  }
+
+  planner::Planner planner_;
+  annotation::AnnotationCache cache_;
+  ArrayId m_, v_;
+  Bytes bytes_{};
+};
+
+TEST_F(LaunchDecoder, ReadsScalarsAndFillsTheDefaults) {
+  const kernel::KernelInfo k = matrix_kernel("global i => read m[i, 0:cols-1], write v[i]");
+  const DecodedLaunch d = decode(launch(Rect(Point{0}, Point{6})), k);
+  const planner::LaunchRequest& r = d.request;
+  EXPECT_EQ(r.kernel, KernelId(7));
+  EXPECT_EQ(r.name, "decoder_test::Kernel");
+  ASSERT_EQ(r.arrays.size(), 5u);  // one per parameter, scalars invalid
+  EXPECT_EQ(r.arrays[1], v_);
+  EXPECT_FALSE(r.arrays[4].valid());
+  EXPECT_EQ(r.scalars, (std::vector<int64_t>{0, 0, -3, 4, 0}));  // only integers
+  EXPECT_EQ(r.block_size, Point{256});
+  // Superblocks follow the written array's chunks, not the first listed one's.
+  EXPECT_EQ(r.work, work::like(*planner_.array(v_).layout));
+  EXPECT_FALSE(r.scalar_reduction);
+
+  const worker::LaunchData& data = *d.data;
+  EXPECT_EQ(data.functor.size(), sizeof(Bytes));
+  EXPECT_EQ(0, std::memcmp(data.functor.data(), &bytes_, sizeof(Bytes)));
+  EXPECT_EQ(data.extents[0], (Point{6, 4}));
+  EXPECT_EQ(data.extents[1], Point{6});
+  EXPECT_EQ(data.extents[3].rank(), 0);
+  ASSERT_EQ(data.arrays.size(), 2u);
+  EXPECT_EQ(data.arrays[1].byte_offset, offsetof(Bytes, vector));
+}
+
+TEST_F(LaunchDecoder, AGivenBlockSizeAndWorkDistributionWin) {
+  const kernel::KernelInfo k = matrix_kernel("global [i, j] => read m[i, j], read v[i]");
+  Launch l = launch(Rect(Point{0, 0}, Point{6, 4}));
+  l.block_size = Point{2, 2};
+  EXPECT_EQ(decode(l, k).request.block_size, (Point{2, 2}));
+  EXPECT_EQ(decode(l, k).request.work, work::like(*planner_.array(m_).layout));  // reads only
+  l.work = work::block(2, 4);
+  EXPECT_EQ(decode(l, k).request.work, work::block(2, 4));
+}
+
+TEST_F(LaunchDecoder, AColumnMajorArraysChunksAreSeenInTheKernelsOrder) {
+  const kernel::KernelInfo k = matrix_kernel("global [j, i] => write m[j, i]", /*reversed=*/true);
+  const DecodedLaunch d = decode(launch(Rect(Point{0, 0}, Point{4, 6})), k);
+  // Stored reversed (6 x 4 as rows of 3); the kernel's indices are [j, i] over 4 x 6.
+  const std::vector<Superblock> sbs =
+      d.request.work.split(Rect(Point{0, 0}, Point{4, 6}), Point{1, 1}, planner_.devices());
+  ASSERT_EQ(sbs.size(), 2u);
+  EXPECT_EQ(sbs[0].threads, Rect(Point{0, 0}, Point{4, 3}));
+  EXPECT_EQ(sbs[1].threads, Rect(Point{0, 3}, Point{4, 6}));
+}
+
+TEST_F(LaunchDecoder, ReductionsAreResolvedAgainstTheKernel) {
+  kernel::KernelInfo k = matrix_kernel("global i => read v[i]");
+  k.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
+  Launch l = launch(Rect(Point{0}, Point{6}));
+  double value = 0;
+  try {
+    decode(l, k, planner::HostBufferId{3});
+    FAIL() << "a reduction without a result was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "kernel 'decoder_test::Kernel' reduces to a value, but the launch gives no result");
+  }
+  l.result = &value;
+  DecodedLaunch d = decode(l, k, planner::HostBufferId{3});
+  ASSERT_TRUE(d.request.scalar_reduction);
+  EXPECT_EQ(d.request.scalar_reduction->result.value, 3u);
+  EXPECT_EQ(d.data->reduction, *k.reduction);  // the kernel's own
+  l.reduction = Reduction::builtin(ReduceOp::kMin, DataType::kFloat64);
+  EXPECT_EQ(decode(l, k, planner::HostBufferId{3}).data->reduction.op, ReduceOp::kMin);
+  l.reduction = Reduction::builtin(ReduceOp::kMin, DataType::kInt32);
+  EXPECT_THROW(decode(l, k, planner::HostBufferId{3}), Error);  // 4 bytes, the kernel's are 8
+}
+
+}  // namespace
+}  // namespace lightning::driver

@@ -1,0 +1,79 @@
+#include "kernel/kernel_registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+
+namespace lightning::kernel {
+namespace {
+
+KernelInfo named(const std::string& name) {
+  KernelInfo info;
+  info.name = name;
+  info.description.annotation = "global i => read a[i]";
+  info.description.signature.add_array("a", DataType::kFloat32, 1);
+  return info;
+}
+
+TEST(KernelRegistry, IdsComeFromNamesSoEveryProcessAgrees) {
+  const KernelId id = KernelRegistry::add(named("registry_test::first"));
+  EXPECT_EQ(id, KernelRegistry::id_of("registry_test::first"));
+  EXPECT_TRUE(KernelRegistry::contains(id));
+  EXPECT_EQ(KernelRegistry::get(id).name, "registry_test::first");
+  EXPECT_NE(KernelRegistry::id_of("registry_test::first"),
+            KernelRegistry::id_of("registry_test::other"));
+}
+
+TEST(KernelRegistry, ANameRegisteredTwiceOrAnUnknownIdIsAnError) {
+  KernelRegistry::add(named("registry_test::twice"));
+  try {
+    KernelRegistry::add(named("registry_test::twice"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "kernel 'registry_test::twice' is registered twice: kernel names must be unique");
+  }
+  EXPECT_THROW(KernelRegistry::get(KernelId(12345)), Error);
+}
+
+// A launch's reduction runs with the kernel's own functions when custom, and must fit the
+// kernel's value; a kernel without a reduction refuses one.
+TEST(KernelInfo, ResolvesALaunchsReductionAgainstTheKernels) {
+  KernelInfo sum = named("registry_test::sum");
+  sum.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
+  EXPECT_EQ(sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kFloat64)).op, ReduceOp::kMax);
+  EXPECT_EQ(sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kInt64)).type,
+            DataType::kInt64);  // same size: the launch names the type
+  try {
+    sum.resolve(Reduction::builtin(ReduceOp::kMin, DataType::kFloat32));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "kernel 'registry_test::sum' reduces values of 8 bytes, but the launch folds float "
+              "(4 bytes) with 'min'");
+  }
+  EXPECT_THROW(sum.resolve(Reduction::custom(8)), Error);  // the kernel has no functions
+
+  static auto init = [](void* v) { *static_cast<int*>(v) = 7; };
+  static auto join = [](void* d, const void* s) {
+    *static_cast<int*>(d) += 2 * *static_cast<const int*>(s);
+  };
+  KernelInfo custom = named("registry_test::custom");
+  custom.reduction = Reduction::custom(sizeof(int), +init, +join);
+  const Reduction r = custom.resolve(Reduction::custom(sizeof(int)));  // as it arrives on a rank
+  int value = 0;
+  r.init(&value);
+  EXPECT_EQ(value, 7);
+  const int three = 3;
+  r.join(&value, &three);
+  EXPECT_EQ(value, 13);
+
+  EXPECT_THROW(named("registry_test::plain").resolve(sum.reduction.value()), Error);
+  KernelDescription given;
+  given.annotation = "global i => write b[i]";
+  EXPECT_EQ(&sum.described_by(nullptr), &sum.description);
+  EXPECT_EQ(&sum.described_by(&given), &given);
+}
+
+}  // namespace
+}  // namespace lightning::kernel

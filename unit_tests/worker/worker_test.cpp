@@ -1,0 +1,252 @@
+// The worker alone, with a recording device platform and the in-process transport: what it
+// asks of its devices for each task, what it reports, and how two workers exchange a region.
+#include "worker/worker.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "backend/host/host_memory_backend.hpp"
+#include "comm/loopback_transport.hpp"
+#include "kernel/native_kernel.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
+#include "worker/region_ops.hpp"
+
+namespace lightning::worker {
+namespace {
+
+using planner::Task;
+
+// What the devices were asked to do, in order, across every device of the test.
+struct Log {
+  std::mutex mutex;
+  std::vector<std::string> entries;
+  void add(std::string e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    entries.push_back(std::move(e));
+  }
+  std::vector<std::string> take() {
+    std::lock_guard<std::mutex> lock(mutex);
+    std::vector<std::string> out;
+    out.swap(entries);
+    return out;
+  }
+};
+
+// A device that records each operation and runs it at once, on the caller's thread (the
+// worker's scheduler or staging thread): the Device contract allows `done` on any thread.
+class RecordingDevice final : public Device {
+ public:
+  RecordingDevice(DeviceId id, Log& log) : id_(id), log_(log) {}
+  DeviceId id() const override { return id_; }
+  std::string description() const override { return "recording device"; }
+  void launch(KernelRun run, Done done) override {
+    log_.add(id_.to_string() + " launch " + run.name + " " + run.superblock.to_string());
+    std::exception_ptr error;
+    try {
+      run.info->run_host(run.functor.data(), run.superblock, run.partial);
+    } catch (const std::exception& e) {
+      error = kernel_failure(run, id_, e.what());
+    }
+    done(error, {});
+  }
+  void copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) override {
+    log_.add(id_.to_string() + " copy " + region.to_string());
+    copy_region(dst.view(), src.view(), region);
+    done(nullptr, {});
+  }
+  void run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) override {
+    log_.add(id_.to_string() + " host job on " + std::to_string(accesses.size()) + " buffer(s)");
+    std::vector<BoxBuffer> views;
+    for (const HostAccess& a : accesses) views.push_back(a.buffer.view());
+    std::exception_ptr error;
+    try {
+      job(views);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    done(error, {});
+  }
+
+ private:
+  DeviceId id_;
+  Log& log_;
+};
+
+class RecordingPlatform final : public DevicePlatform {
+ public:
+  explicit RecordingPlatform(Log& log) : log_(log) {}
+  MemoryBackend& memory() override { return memory_; }
+  std::unique_ptr<Device> open(DeviceId id, size_t) override {
+    return std::make_unique<RecordingDevice>(id, log_);
+  }
+  bool host_addresses_device_memory() const override { return true; }
+
+ private:
+  Log& log_;
+  host::HostMemoryBackend memory_;
+};
+
+// Doubles every element; throws at element 13.
+struct Double {
+  ArrayHandle<double, 1> a;
+  void operator()(int64_t i) const {
+    if (i == 13) throw std::runtime_error("thirteen");
+    a(i) = 2 * a(i);
+  }
+};
+
+const KernelId kDouble = kernel::KernelRegistry::add(kernel::native_kernel<Double, 1>(
+    "worker_test::Double", "global i => readwrite a[i]",
+    annotation::KernelSignature().add_array("a", DataType::kFloat64, 1),
+    {{0, offsetof(Double, a), 1}}));
+
+// Completions as the worker reports them.
+struct Completions {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::map<TaskId, std::string> errors;
+  Worker::CompletionHandler handler() {
+    return [this](WorkerId, TaskId t, const std::string& e) {
+      std::lock_guard<std::mutex> lock(mutex);
+      errors[t] = e;
+      changed.notify_all();
+    };
+  }
+  // Waits (at most 10 s) until `n` tasks completed.
+  bool wait(size_t n) {
+    std::unique_lock<std::mutex> lock(mutex);
+    return changed.wait_for(lock, std::chrono::seconds(10), [&] { return errors.size() >= n; });
+  }
+};
+
+Task task(uint64_t id, WorkerId worker, planner::TaskKind kind, std::vector<uint64_t> deps) {
+  Task t{TaskId(id), worker, std::move(kind), {}, {}};
+  for (uint64_t d : deps) t.deps.push_back(TaskId(d));
+  t.accesses = planner::accesses_of(t.kind);
+  return t;
+}
+
+planner::CreateChunkTask create(uint64_t chunk, const Rect& box, DeviceId device) {
+  return {ChunkId(chunk),     ArrayId(1), box, device, false, uint64_t(box.volume()) * 8,
+          DataType::kFloat64, 8};
+}
+
+std::vector<uint8_t> bytes_of(double v) {
+  std::vector<uint8_t> b(8);
+  std::memcpy(b.data(), &v, 8);
+  return b;
+}
+
+WorkerOptions options_for(WorkerId id, DeviceId device, Log& log) {
+  WorkerOptions o;
+  o.id = id;
+  o.devices = {device};
+  o.memory.devices = {{device, 1 << 20}};
+  o.platform = std::make_shared<RecordingPlatform>(log);
+  return o;
+}
+
+// The fragment of a launch over [0, 8) of one chunk, then a host read.
+std::vector<Task> double_and_read(const Rect& box, uint64_t first) {
+  const WorkerId w(0);
+  planner::ExecuteTask exec{LaunchId(1), kDouble, box, DeviceId(0), {}, ChunkId()};
+  exec.bindings.push_back({0, ChunkId(1), box, planner::ChunkAccessMode::kReadWrite});
+  return {task(first, w, create(1, box, DeviceId(0)), {}),
+          task(first + 1, w, planner::FillTask{ChunkId(1), box, bytes_of(1.5)}, {first}),
+          task(first + 2, w, exec, {first + 1}),
+          task(first + 3, w, planner::HostReadTask{ChunkId(1), {7}, box, box, false, {}, {}},
+               {first + 2}),
+          task(first + 4, w, planner::DeleteChunkTask{ChunkId(1), box}, {first + 3})};
+}
+
+std::shared_ptr<FragmentContext> context_for(const Rect& box, std::vector<double>& host) {
+  auto context = std::make_shared<FragmentContext>();
+  auto launch = std::make_shared<LaunchData>();
+  launch->kernel = kDouble;
+  launch->name = "double";
+  launch->functor.resize(sizeof(Double));
+  launch->extents = {Point{box.hi()[0]}};
+  launch->arrays = kernel::KernelRegistry::get(kDouble).description.arrays;
+  context->launches[LaunchId(1)] = launch;
+  context->host_buffers[7] = {host.data(), box, 8};
+  return context;
+}
+
+TEST(Worker, RunsAFragmentOnItsDevicesInDependencyOrder) {
+  Log log;
+  Completions done;
+  comm::LoopbackTransport transport;
+  Worker worker(options_for(WorkerId(0), DeviceId(0), log), transport, done.handler());
+  const Rect box(Point{0}, Point{8});
+  std::vector<double> host(8, -1);
+  worker.submit(double_and_read(box, 1), context_for(box, host));
+  ASSERT_TRUE(done.wait(5));
+  for (const auto& [id, error] : done.errors) EXPECT_EQ(error, "") << id;
+  EXPECT_EQ(host, std::vector<double>(8, 3.0));
+  // The fill and the host read are host jobs on the chunk's device; the kernel runs once
+  // over its superblock.
+  EXPECT_EQ(log.take(), (std::vector<std::string>{"D0 host job on 1 buffer(s)",
+                                                  "D0 launch double [0, 8)", "D0 copy [0, 8)"}));
+  EXPECT_EQ(worker.memory_report().chunks, 0u);
+}
+
+TEST(Worker, AFailedKernelSkipsItsDependentsButFreesItsMemory) {
+  Log log;
+  Completions done;
+  comm::LoopbackTransport transport;
+  Worker worker(options_for(WorkerId(0), DeviceId(0), log), transport, done.handler());
+  const Rect box(Point{0}, Point{16});  // element 13 throws
+  std::vector<double> host(16, -1);
+  worker.submit(double_and_read(box, 1), context_for(box, host));
+  ASSERT_TRUE(done.wait(5));
+  EXPECT_EQ(done.errors.at(TaskId(2)), "");
+  EXPECT_NE(done.errors.at(TaskId(3)).find("kernel 'double' failed on superblock [0, 16) on D0: "
+                                           "thirteen"),
+            std::string::npos)
+      << done.errors.at(TaskId(3));
+  EXPECT_NE(done.errors.at(TaskId(4)), "");  // the read is skipped
+  EXPECT_EQ(done.errors.at(TaskId(5)), "");  // the delete runs anyway
+  EXPECT_EQ(host, std::vector<double>(16, -1));
+  EXPECT_EQ(worker.memory_report().chunks, 0u);
+}
+
+// Worker 0 fills a region and sends it; worker 1 receives it into its own chunk and reads it
+// into a host buffer: the Send/Recv protocol over the in-process transport.
+TEST(Worker, TwoWorkersExchangeARegionThroughTheTransport) {
+  Log log;
+  Completions done;
+  comm::LoopbackTransport transport;
+  Worker w0(options_for(WorkerId(0), DeviceId(0), log), transport, done.handler());
+  Worker w1(options_for(WorkerId(1), DeviceId(1), log), transport, done.handler());
+  const Rect box(Point{0}, Point{4});
+  std::vector<double> host(4, 0);
+  auto context = std::make_shared<FragmentContext>();
+  context->host_buffers[7] = {host.data(), box, 8};
+  // The receiver first: its Recv waits for the message.
+  w1.submit(
+      {task(11, WorkerId(1), create(2, box, DeviceId(1)), {}),
+       task(12, WorkerId(1), planner::RecvTask{ChunkId(2), {}, {}, box, WorkerId(0), 99}, {11}),
+       task(13, WorkerId(1), planner::HostReadTask{ChunkId(2), {7}, box, box, false, {}, {}},
+            {12})},
+      context);
+  w0.submit(
+      {task(1, WorkerId(0), create(1, box, DeviceId(0)), {}),
+       task(2, WorkerId(0), planner::FillTask{ChunkId(1), box, bytes_of(4.25)}, {1}),
+       task(3, WorkerId(0), planner::SendTask{ChunkId(1), {}, {}, box, WorkerId(1), 99}, {2})},
+      std::make_shared<FragmentContext>());
+  ASSERT_TRUE(done.wait(6));
+  for (const auto& [id, error] : done.errors) EXPECT_EQ(error, "") << id;
+  EXPECT_EQ(host, std::vector<double>(4, 4.25));
+}
+
+}  // namespace
+}  // namespace lightning::worker
