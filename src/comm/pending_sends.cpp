@@ -45,7 +45,19 @@ void PendingSends::send_payload(int to, int tag, DataMessage message, PeerFailur
 
 bool PendingSends::test(PeerFailures& failed) {
   bool any = false;
+  const size_t failed_before = failed.size();
+  // Whether a send to `r` failed in this call: its other sends are left alone, for drop_to()
+  // once the transport loses it, which releases their lent bytes.
+  auto failed_already = [&](int r) {
+    for (size_t i = failed_before; i < failed.size(); ++i)
+      if (failed[i].rank == r) return true;
+    return false;
+  };
   for (auto it = sends_.begin(); it != sends_.end();) {
+    if (failed.size() > failed_before && failed_already(it->to)) {
+      ++it;
+      continue;
+    }
     bool done = false;
     std::string error = comm_.test(&it->request, &done);
     if (!error.empty()) {

@@ -32,7 +32,8 @@ class PendingSends {
   /// payload) to `to` with `tag`, straight from where the bytes are. When that fails, lent
   /// bytes are released at once.
   void send_payload(int to, int tag, DataMessage message, PeerFailures& failed);
-  /// Completes the sends that are done; returns whether any finished (or failed).
+  /// Completes the sends that are done; returns whether any finished (or failed). Once a send
+  /// to a rank fails, its other sends are not tested in this call: they wait for drop_to().
   bool test(PeerFailures& failed);
   /// `r` was lost: lets go of the sends to it (their requests are freed, lent bytes released).
   void drop_to(int r);

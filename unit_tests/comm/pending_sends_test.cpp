@@ -119,6 +119,29 @@ TEST_F(PendingSendsTest, AFailedSendNamesItsPeerAndReleasesItsBytes) {
   EXPECT_TRUE(sends.empty());
 }
 
+// One failure loses the rank: its other sends are left for drop_to(), which releases their
+// bytes, instead of failing one by one.
+TEST_F(PendingSendsTest, AfterAFailedSendTheRanksOtherSendsWaitForTheDrop) {
+  const std::vector<uint8_t> bytes(100, 7);
+  int first = 0, second = 0, other = 0;
+  sends.send_payload(1, 2, lending(bytes, first), failed);
+  sends.send_payload(2, 2, lending(bytes, other), failed);
+  sends.send_payload(1, 3, lending(bytes, second), failed);
+  comm.operations[0].failure = "peer gone";
+  comm.operations[2].failure = "peer gone";
+  comm.operations[1].done = true;
+  EXPECT_TRUE(sends.test(failed));
+  ASSERT_EQ(failed.size(), 1u) << "reported once";
+  EXPECT_EQ(failed[0].rank, 1);
+  EXPECT_EQ(comm.operations[2].tests, 0);
+  EXPECT_EQ(other, 1) << "other ranks' sends complete as usual";
+  EXPECT_EQ(sends.size(), 1u);
+  sends.drop_to(1);
+  EXPECT_EQ(second, 1);
+  EXPECT_EQ(comm.operations[2].frees, 1);
+  EXPECT_TRUE(sends.empty());
+}
+
 TEST_F(PendingSendsTest, NoReleaseOnceStopped) {
   const std::vector<uint8_t> bytes(100, 7);
   int released = 0;
