@@ -36,11 +36,11 @@ struct DataHeader {
   uint64_t to = 0;
   uint64_t size = 0;
   int32_t payload_tag = 0;  // 0: the payload is inline
-  std::string error;
+  uint64_t failed_task = TaskId().value();
   Payload inline_payload;
   template <class Archive>
   void serialize(Archive& a) {
-    a(tag, from, to, size, payload_tag, error, inline_payload);
+    a(tag, from, to, size, payload_tag, failed_task, inline_payload);
   }
 };
 
@@ -282,7 +282,7 @@ class MpiTransport::Engine {
     h.from = message.from.value();
     h.to = message.to.value();
     h.size = size;
-    h.error = message.error;
+    h.failed_task = message.failed_task.value();
     const bool separate = size > options_.inline_limit;
     if (separate) {
       int& next = next_payload_tag_[static_cast<size_t>(to)];
@@ -392,7 +392,7 @@ class MpiTransport::Engine {
     m.from = WorkerId(h.from);
     m.to = WorkerId(h.to);
     m.tag = h.tag;
-    m.error = std::move(h.error);
+    m.failed_task = TaskId(h.failed_task);
     if (h.payload_tag == 0) {
       m.payload = std::move(h.inline_payload);
       deliver(std::move(m));

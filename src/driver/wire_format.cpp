@@ -131,6 +131,14 @@ template <class Archive>
 void serialize(Archive& a, Task& t) {
   a(t.id, t.worker, t.kind, t.deps, t.accesses);
 }
+template <class Archive>
+void serialize(Archive& a, TaskFailure::Kernel& k) {
+  a(k.name, k.label, k.launch, k.superblock, k.device);
+}
+template <class Archive>
+void serialize(Archive& a, TaskFailure& f) {
+  a(f.task, f.kind, f.detail, f.worker, f.rank, f.kernel, f.error, f.caused_by, f.what);
+}
 
 }  // namespace lightning::planner
 
@@ -176,7 +184,7 @@ void serialize(Archive& a, SubmitFragment& m) {
 }
 template <class Archive>
 void serialize(Archive& a, TaskCompleted& m) {
-  a(m.task, m.error);
+  a(m.task, m.failure);
 }
 template <class Archive>
 void serialize(Archive&, ReportMemory&) {}
@@ -196,7 +204,7 @@ void serialize(Archive&, EndRun&) {}
 namespace {
 
 // Bumped whenever a message's fields change.
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 
 }  // namespace
 

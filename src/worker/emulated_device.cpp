@@ -26,16 +26,15 @@ void run_timed(host::Executor& executor, host::Executor::Job job, Device::Done d
 }
 
 void EmulatedDevice::launch(KernelRun run, Done done) {
-  const DeviceId id = device_.id();
   auto r = std::make_shared<KernelRun>(std::move(run));
   run_timed(
       device_.compute(),
-      [r, id] {
+      [r] {
         if (r->partial) start_partial(*r, r->partial);
         try {
           r->info->run_host(r->functor.data(), r->superblock, r->partial);
-        } catch (const std::exception& e) {
-          std::rethrow_exception(kernel_failure(*r, id, e.what()));
+        } catch (...) {
+          std::rethrow_exception(kernel_failure());
         }
       },
       std::move(done));
