@@ -20,7 +20,8 @@ void finalize();
 /// Whether initialize() ran and finalize() did not.
 bool is_initialized();
 /// Waits for every launch, copy and fill submitted so far (Kokkos::fence() does it too);
-/// throws Error(kTask) for the first task that failed since the last fence.
+/// throws an Error for the first task that failed since the last fence (kTask when a kernel
+/// threw; the underlying error's kind, e.g. kOutOfMemory, otherwise).
 void fence();
 
 /// initialize() in its constructor, finalize() in its destructor. Declare it after

@@ -29,12 +29,12 @@ struct DataHeader {
   uint64_t from = 0;
   uint64_t to = 0;
   uint64_t size = 0;
-  int32_t payload_tag = 0;  ///< 0: the payload is inline
-  std::string error;
+  int32_t payload_tag = 0;                  ///< 0: the payload is inline
+  uint64_t failed_task = TaskId().value();  ///< see DataMessage::failed_task
   Payload inline_payload;
   template <class Archive>
   void serialize(Archive& a) {
-    a(tag, from, to, size, payload_tag, error, inline_payload);
+    a(tag, from, to, size, payload_tag, failed_task, inline_payload);
   }
 };
 

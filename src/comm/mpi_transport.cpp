@@ -180,7 +180,7 @@ class MpiTransport::Engine {
     h.from = message.from.value();
     h.to = message.to.value();
     h.size = size;
-    h.error = message.error;
+    h.failed_task = message.failed_task.value();
     const bool separate = size > options_.inline_limit;
     if (separate) {
       h.payload_tag = sends_->payload_tag(to);
@@ -243,7 +243,7 @@ class MpiTransport::Engine {
     m.from = WorkerId(h.from);
     m.to = WorkerId(h.to);
     m.tag = h.tag;
-    m.error = std::move(h.error);
+    m.failed_task = TaskId(h.failed_task);
     if (h.payload_tag == 0) {
       m.payload = std::move(h.inline_payload);
       deliver(std::move(m));

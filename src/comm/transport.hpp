@@ -50,8 +50,8 @@ struct LentBytes {
 };
 
 /// The bytes of one Send, for the Recv with the same tag. A Send that failed (or was skipped
-/// because something before it failed) still sends a message, carrying the error, so that its
-/// Recv fails instead of waiting forever.
+/// because something before it failed) still sends a message, without bytes, naming the task
+/// that failed (`failed_task`), so that its Recv is skipped instead of waiting forever.
 ///
 /// A large payload may be delivered announced only: `pending_size` bytes wait at the sender
 /// (and `payload` is empty) until the receiver names where they go with Transport::receive, so
@@ -61,7 +61,7 @@ struct DataMessage {
   WorkerId to;
   uint64_t tag = 0;
   Payload payload;
-  std::string error;
+  TaskId failed_task;       ///< valid: the Send did not run, because this task failed
   LentBytes lent;           ///< sending: when `lent.data` is set, sent in place of `payload`
   size_t pending_size = 0;  ///< delivered: bytes still to fetch with Transport::receive
 };

@@ -70,7 +70,7 @@ void Cluster::on_control(comm::ControlMessage message) {
   }
   if (auto* done = std::get_if<rpc::TaskCompleted>(&m)) {
     std::lock_guard<std::mutex> lock(listener_mutex_);
-    if (listener_) listener_->on_task_completed(message.from, done->task, done->error);
+    if (listener_) listener_->on_task_completed(message.from, done->task, done->failure);
     return;
   }
   {

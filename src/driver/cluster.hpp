@@ -36,7 +36,9 @@ class Cluster {
   class Listener {
    public:
     virtual ~Listener() = default;
-    virtual void on_task_completed(int rank, TaskId task, const std::string& error) = 0;
+    /// `failure` is empty on success; it comes as the worker rank sent it.
+    virtual void on_task_completed(int rank, TaskId task,
+                                   const std::optional<planner::TaskFailure>& failure) = 0;
     virtual void on_rank_lost(int rank, const std::string& reason) = 0;
   };
 

@@ -8,6 +8,7 @@
 #include "core/reduction.hpp"
 #include "driver/launch_decoder.hpp"
 #include "driver/local_devices.hpp"
+#include "driver/task_error.hpp"
 #include "driver/wire_format.hpp"
 #include "kernel/kernel_registry.hpp"
 #include "worker/trace_writer.hpp"
@@ -97,9 +98,11 @@ void Driver::start_local_workers(int workers) {
   choose_platforms(config_, options);
   for (worker::WorkerOptions& o : options)
     workers_.push_back(std::make_unique<worker::Worker>(
-        std::move(o), *transport_, [this](WorkerId wk, TaskId t, const std::string& e) {
-          // Over MPI, an error says on which rank it happened.
-          on_completed(wk, t, cluster_ && !e.empty() ? "rank 0: " + e : e);
+        std::move(o), *transport_,
+        [this](WorkerId, TaskId t, const std::optional<planner::TaskFailure>& failure) {
+          std::optional<planner::TaskFailure> f = failure;
+          if (f && cluster_) f->rank = 0;  // over MPI, a failure says on which rank it happened
+          on_completed(t, std::move(f));
         }));
 }
 
@@ -129,9 +132,11 @@ Driver::~Driver() {
   if (trace_) trace_->flush(config_.trace);
 }
 
-void Driver::on_task_completed(int rank, TaskId task, const std::string& error) {
-  on_completed(WorkerId(static_cast<uint64_t>(rank)), task,
-               error.empty() ? error : "rank " + std::to_string(rank) + ": " + error);
+void Driver::on_task_completed(int rank, TaskId task,
+                               const std::optional<planner::TaskFailure>& failure) {
+  std::optional<planner::TaskFailure> f = failure;
+  if (f) f->rank = rank;
+  on_completed(task, std::move(f));
 }
 
 void Driver::on_rank_lost(int rank, const std::string& reason) {
@@ -166,12 +171,12 @@ void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& co
   }
 }
 
-void Driver::on_completed(WorkerId worker, TaskId task, const std::string& error) {
+void Driver::on_completed(TaskId task, std::optional<planner::TaskFailure> failure) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     waiting_.erase(task);
     if (task.valid()) --outstanding_;
-    if (!error.empty()) errors_.push_back(error);
+    if (failure) failures_.push_back(std::move(*failure));
   }
   completed_.notify_all();
 }
@@ -186,21 +191,12 @@ void Driver::wait_for(const std::vector<TaskId>& tasks) {
 }
 
 void Driver::throw_pending_error() {
-  std::vector<std::string> errors;
+  std::vector<planner::TaskFailure> failures;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    errors.swap(errors_);
+    failures.swap(failures_);
   }
-  if (errors.empty()) return;
-  // Report a cause, not a consequence: over MPI, a task skipped on one rank may be heard of
-  // before the failure on another rank that it depends on (the scheduler's wording).
-  std::stable_partition(errors.begin(), errors.end(), [](const std::string& e) {
-    return e.find("skipped: it depends on") == std::string::npos;
-  });
-  std::string message = errors.front();
-  if (errors.size() > 1)
-    message += "\n  (and " + std::to_string(errors.size() - 1) + " more failed or skipped tasks)";
-  throw Error(ErrorKind::kTask, message);
+  if (!failures.empty()) throw task_error(failures);
 }
 
 ArrayId Driver::create_array(const std::string& name, DataType type, const Point& extent,

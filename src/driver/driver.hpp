@@ -20,6 +20,7 @@
 #include "driver/cluster.hpp"
 #include "driver/launch.hpp"
 #include "planner/planner.hpp"
+#include "planner/task_failure.hpp"
 #include "worker/fragment_context.hpp"
 #include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
@@ -31,7 +32,9 @@ namespace lightning::driver {
 ///
 /// Launches, fills, writes and deletes return at once and run in order of their data; reads,
 /// scalar reductions and fence() wait. A task that fails makes the next fence(), read() or
-/// reduction throw Error(kTask) naming the kernel and superblock; the runtime stays usable.
+/// reduction throw an Error naming the kernel and superblock (or the task), of the kind of the
+/// underlying error: kTask for a kernel's own exception, kOutOfMemory, kCuda, ... (see
+/// task_error); the runtime stays usable.
 class Driver final : private Cluster::Listener {
  public:
   /// `workers` workers in this process (each with Config::devices's devices), joined by an
@@ -78,12 +81,13 @@ class Driver final : private Cluster::Listener {
     Point extent;
   };
 
-  void on_task_completed(int rank, TaskId task, const std::string& error) override;
+  void on_task_completed(int rank, TaskId task,
+                         const std::optional<planner::TaskFailure>& failure) override;
   void on_rank_lost(int rank, const std::string& reason) override;
   void start_local_workers(int workers);
   void submit(const planner::Plan& plan, const worker::FragmentContext& context);
   void wait_for(const std::vector<TaskId>& tasks);
-  void on_completed(WorkerId worker, TaskId task, const std::string& error);
+  void on_completed(TaskId task, std::optional<planner::TaskFailure> failure);
   void throw_pending_error();
   planner::HostBufferId next_buffer() { return planner::HostBufferId{next_buffer_++}; }
 
@@ -102,10 +106,10 @@ class Driver final : private Cluster::Listener {
   // Completions from the workers' threads.
   std::mutex mutex_;
   std::condition_variable completed_;
-  std::unordered_set<TaskId> waiting_;  // tasks someone waits for, not yet completed
-  std::vector<std::string> errors_;     // task errors not yet reported
-  std::string lost_;                    // why a rank was lost: the run cannot go on
-  uint64_t outstanding_ = 0;            // tasks submitted, not yet completed
+  std::unordered_set<TaskId> waiting_;          // tasks someone waits for, not yet completed
+  std::vector<planner::TaskFailure> failures_;  // not yet reported, in arrival order
+  std::string lost_;                            // why a rank was lost: the run cannot go on
+  uint64_t outstanding_ = 0;                    // tasks submitted, not yet completed
 };
 
 }  // namespace lightning::driver

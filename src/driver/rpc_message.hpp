@@ -12,6 +12,7 @@
 #include "core/config.hpp"
 #include "core/ids.hpp"
 #include "planner/task.hpp"
+#include "planner/task_failure.hpp"
 #include "worker/fragment_context.hpp"
 #include "worker/memory_manager.hpp"
 
@@ -51,10 +52,11 @@ struct SubmitFragment {
   std::vector<std::pair<LaunchId, worker::LaunchData>> launches;
 };
 
-/// Worker rank → driver: one task finished; `error` is empty on success.
+/// Worker rank → driver: one task finished; `failure` is empty on success (an invalid task
+/// id with a failure: the worker itself failed).
 struct TaskCompleted {
   TaskId task;
-  std::string error;
+  std::optional<planner::TaskFailure> failure;
 };
 
 /// Driver → worker rank: send a MemoryReported.

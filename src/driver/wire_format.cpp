@@ -143,6 +143,14 @@ template <class Archive>
 void serialize(Archive& a, Task& t) {
   a(t.id, t.worker, t.kind, t.deps, t.accesses);
 }
+template <class Archive>
+void serialize(Archive& a, TaskFailure::Kernel& k) {
+  a(k.name, k.label, k.launch, k.superblock, k.device);
+}
+template <class Archive>
+void serialize(Archive& a, TaskFailure& f) {
+  a(f.task, f.kind, f.detail, f.worker, f.rank, f.kernel, f.error, f.caused_by, f.what);
+}
 
 }  // namespace lightning::planner
 
@@ -200,7 +208,7 @@ void serialize(Archive& a, SubmitFragment& m) {
 }
 template <class Archive>
 void serialize(Archive& a, TaskCompleted& m) {
-  a(m.task, m.error);
+  a(m.task, m.failure);
 }
 template <class Archive>
 void serialize(Archive&, ReportMemory&) {}

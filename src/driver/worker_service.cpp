@@ -9,6 +9,16 @@
 
 namespace lightning::driver {
 
+namespace {
+
+// The failure of a task that came to this rank while no worker runs here.
+planner::TaskFailure outside_a_session(const planner::Task& task) {
+  return planner::failure_of(task, ErrorKind::kInternal,
+                             "no worker runs on this rank: the fragment came outside a session");
+}
+
+}  // namespace
+
 std::string trace_path_of_rank(const std::string& path, int rank) {
   if (rank == 0) return path;
   const size_t slash = path.find_last_of('/');
@@ -76,8 +86,8 @@ bool WorkerService::handle(rpc::Message message) {
                      choose_platforms(config_, local);
                      worker_ = std::make_unique<worker::Worker>(
                          std::move(local[0]), cluster_.transport(),
-                         [this](WorkerId, TaskId task, const std::string& error) {
-                           cluster_.send(0, rpc::TaskCompleted{task, error});
+                         [this](WorkerId, TaskId task, const auto& failure) {
+                           cluster_.send(0, rpc::TaskCompleted{task, failure});
                          });
                    } catch (const std::exception& e) {
                      reply.error = e.what();
@@ -87,9 +97,7 @@ bool WorkerService::handle(rpc::Message message) {
                  [&](rpc::SubmitFragment& m) {
                    if (!worker_) {
                      for (const planner::Task& t : m.tasks)
-                       cluster_.send(0, rpc::TaskCompleted{t.id,
-                                                           "no worker runs on this rank: the "
-                                                           "fragment came outside a session"});
+                       cluster_.send(0, rpc::TaskCompleted{t.id, outside_a_session(t)});
                      return;
                    }
                    auto context = std::make_shared<worker::FragmentContext>();

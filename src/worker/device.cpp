@@ -20,11 +20,16 @@ void run_timed(Engine& engine, Engine::Job job, Device::Done done) {
       });
 }
 
-std::exception_ptr kernel_failure(const KernelRun& run, DeviceId device, const std::string& what) {
-  return std::make_exception_ptr(Error(ErrorKind::kTask, "kernel '" + run.name +
-                                                             "' failed on superblock " +
-                                                             run.superblock.to_string() + " on " +
-                                                             device.to_string() + ": " + what));
+std::exception_ptr kernel_failure() {
+  try {
+    throw;
+  } catch (const Error&) {
+    return std::current_exception();
+  } catch (const std::exception& e) {
+    return std::make_exception_ptr(Error(ErrorKind::kTask, e.what()));
+  } catch (...) {
+    return std::make_exception_ptr(Error(ErrorKind::kTask, "unknown exception"));
+  }
 }
 
 }  // namespace lightning::worker

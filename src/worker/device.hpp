@@ -80,8 +80,8 @@ class Device {
   virtual std::string description() const = 0;
 
   /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` starts
-  /// from the reduction's identity (`run.reduction.init`). Failures are Error(kTask) naming the
-  /// kernel, the superblock and the device (see kernel_failure).
+  /// from the reduction's identity (`run.reduction.init`). Failures are the underlying error
+  /// (see kernel_failure); the worker names the kernel, the superblock and the device.
   virtual void launch(KernelRun run, Done done) = 0;
   /// `dst[p] = src[p]` for p in `region`, where each buffer is in this device's memory,
   /// another device's of the same kind, or host memory.
@@ -93,8 +93,10 @@ class Device {
 /// Runs `job` on `engine` and reports it through `done` with the job's own span.
 void run_timed(Engine& engine, Engine::Job job, Device::Done done);
 
-/// The error of a kernel that failed: Error(kTask) "kernel 'name' failed on superblock
-/// [0, 100) on D0: <what>".
-std::exception_ptr kernel_failure(const KernelRun& run, DeviceId device, const std::string& what);
+/// The error of a kernel that failed with the exception being handled (call it in a catch
+/// block): a lightning::Error as it is (its kind says what went wrong: kCuda, ...), any other
+/// exception as Error(kTask) with its what(). It does not name the kernel, superblock or
+/// device: the worker's planner::TaskFailure does.
+std::exception_ptr kernel_failure();
 
 }  // namespace lightning::worker

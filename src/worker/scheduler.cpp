@@ -33,8 +33,8 @@ void Scheduler::submit(const std::vector<Task>& tasks) {
     for (TaskId d : t.deps) {
       auto it = nodes_.find(d);
       if (it == nodes_.end()) {  // finished already
-        if (auto f = failed_.find(d); f != failed_.end() && n.failed_dependency.empty())
-          n.failed_dependency = "skipped: it depends on " + d.to_string() + ", which failed";
+        if (auto f = failed_.find(d); f != failed_.end() && !n.failed_dependency.valid())
+          n.failed_dependency = f->second;
         continue;
       }
       it->second.successors.push_back(t.id);
@@ -42,7 +42,8 @@ void Scheduler::submit(const std::vector<Task>& tasks) {
     }
     if (const auto* r = std::get_if<planner::RecvTask>(&t.kind)) {
       if (auto arrived = arrived_tags_.find(r->tag); arrived != arrived_tags_.end()) {
-        if (!arrived->second.empty()) n.failed_dependency = arrived->second;
+        if (arrived->second.valid() && !n.failed_dependency.valid())
+          n.failed_dependency = arrived->second;
         arrived_tags_.erase(arrived);
       } else {
         recv_of_tag_[r->tag] = t.id;
@@ -72,8 +73,8 @@ void Scheduler::pump() {
     // Freeing memory and fences run whatever failed before them: the rest is skipped.
     const bool runs_anyway = std::holds_alternative<planner::DeleteChunkTask>(n.task.kind) ||
                              std::holds_alternative<planner::BarrierTask>(n.task.kind);
-    if (!n.failed_dependency.empty() && !runs_anyway) {
-      finish(n, n.failed_dependency);
+    if (n.failed_dependency.valid() && !runs_anyway) {
+      finish(n, planner::skipped_because(n.task, n.failed_dependency));
       continue;
     }
     if (!needs_staging(n.task)) {
@@ -102,10 +103,10 @@ void Scheduler::on_staged(TaskId id) {
   sink_.run(n.task);
 }
 
-void Scheduler::on_failed(TaskId id, const std::string& error) {
+void Scheduler::on_failed(TaskId id, planner::TaskFailure failure) {
   Node& n = nodes_.at(id);
   unbudget(n);
-  finish(n, error);
+  finish(n, std::move(failure));
   pump();
 }
 
@@ -116,39 +117,42 @@ void Scheduler::unbudget(const Node& n) {
   --staged.tasks;
 }
 
-void Scheduler::on_ran(TaskId id, const std::string& error) {
+void Scheduler::on_ran(TaskId id, std::optional<planner::TaskFailure> failure) {
   Node& n = nodes_.at(id);
   if (needs_staging(n.task)) {
     sink_.unstage(n.task);
     unbudget(n);
   }
-  finish(n, error);
+  finish(n, std::move(failure));
   pump();
 }
 
-void Scheduler::on_message(uint64_t tag, const std::string& error) {
+void Scheduler::on_message(uint64_t tag, TaskId failed) {
   auto it = recv_of_tag_.find(tag);
   if (it == recv_of_tag_.end()) {
-    arrived_tags_[tag] = error;  // its Recv comes with a later fragment
+    arrived_tags_[tag] = failed;  // its Recv comes with a later fragment
     return;
   }
   Node& n = nodes_.at(it->second);
   recv_of_tag_.erase(it);
-  if (!error.empty() && n.failed_dependency.empty()) n.failed_dependency = error;
+  if (failed.valid() && !n.failed_dependency.valid()) n.failed_dependency = failed;
   if (--n.waiting_for == 0) make_ready(n);
   pump();
 }
 
-void Scheduler::finish(Node& n, const std::string& error) {
-  sink_.completed(n.task, error);
+void Scheduler::finish(Node& n, std::optional<planner::TaskFailure> failure) {
+  if (failure) planner::identify(*failure, n.task);
+  sink_.completed(n.task, failure);
   if (const auto* d = std::get_if<planner::DeleteChunkTask>(&n.task.kind)) chunks_.erase(d->chunk);
-  const std::string poison =
-      error.empty() ? std::string()
-                    : "skipped: it depends on " + n.task.id.to_string() + ", which failed";
-  if (!error.empty()) failed_.emplace(n.task.id, error);
+  // What its successors are skipped because of: the failed task at the root.
+  TaskId root;
+  if (failure) {
+    root = failure->skipped() ? failure->caused_by : n.task.id;
+    failed_.emplace(n.task.id, root);
+  }
   for (TaskId s : n.successors) {
     Node& succ = nodes_.at(s);
-    if (!error.empty() && succ.failed_dependency.empty()) succ.failed_dependency = poison;
+    if (root.valid() && !succ.failed_dependency.valid()) succ.failed_dependency = root;
     if (--succ.waiting_for == 0) make_ready(succ);
   }
   nodes_.erase(n.task.id);

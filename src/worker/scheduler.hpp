@@ -11,6 +11,7 @@
 
 #include "core/ids.hpp"
 #include "planner/task.hpp"
+#include "planner/task_failure.hpp"
 
 namespace lightning::worker {
 
@@ -25,9 +26,11 @@ class SchedulerSink {
   virtual void run(const planner::Task& task) = 0;
   /// Release the task's staged chunks (no answer).
   virtual void unstage(const planner::Task& task) = 0;
-  /// The task finished: `error` is empty on success. Tasks that depended on a failed task
-  /// are reported failed too, with an error saying so, without running.
-  virtual void completed(const planner::Task& task, const std::string& error) = 0;
+  /// The task finished: `failure` is empty on success, else says what failed (the task's
+  /// identity filled in). Tasks that depended on a failed task are reported without running,
+  /// as failures whose `caused_by` names the failed task at the root.
+  virtual void completed(const planner::Task& task,
+                         const std::optional<planner::TaskFailure>& failure) = 0;
 };
 
 /// One worker's task states, as a single-threaded state machine (its owner serialises calls).
@@ -49,12 +52,15 @@ class Scheduler {
   /// task fail too).
   void submit(const std::vector<planner::Task>& tasks);
   void on_staged(TaskId task);
-  /// Staging failed for good (e.g. out of memory): the task fails.
-  void on_failed(TaskId task, const std::string& error);
-  void on_ran(TaskId task, const std::string& error);
+  /// Staging failed for good (e.g. out of memory): the task fails. `failure` needs only the
+  /// underlying error (`error`, `what`): the scheduler fills in what the task was.
+  void on_failed(TaskId task, planner::TaskFailure failure);
+  /// The task ran; `failure` (as for on_failed) when it failed.
+  void on_ran(TaskId task, std::optional<planner::TaskFailure> failure = std::nullopt);
   /// The message with `tag` arrived: its Recv may become ready. A message whose Send failed
-  /// (or was skipped) carries `error`: its Recv then fails too, so nothing waits forever.
-  void on_message(uint64_t tag, const std::string& error = {});
+  /// (or was skipped) names the failed task, `failed`: its Recv is then skipped because of it,
+  /// so nothing waits forever.
+  void on_message(uint64_t tag, TaskId failed = TaskId());
 
   /// Tasks not yet done.
   size_t pending() const { return nodes_.size(); }
@@ -68,8 +74,8 @@ class Scheduler {
     State state = State::kWaiting;
     size_t waiting_for = 0;  // unfinished dependencies (+1 while a Recv's message is missing)
     std::vector<TaskId> successors;
-    std::string failed_dependency;  // set when a dependency failed: skip, report
-    DeviceId device;                // whose staging budget it uses
+    TaskId failed_dependency;  // the failed task at the root of a failed dependency: skip
+    DeviceId device;           // whose staging budget it uses
     uint64_t bytes = 0;
   };
 
@@ -84,7 +90,7 @@ class Scheduler {
   void unbudget(const Node& n);
   void make_ready(Node& n);
   void pump();
-  void finish(Node& n, const std::string& error);
+  void finish(Node& n, std::optional<planner::TaskFailure> failure);
 
   SchedulerSink& sink_;
   uint64_t staging_limit_;
@@ -94,13 +100,14 @@ class Scheduler {
   };
   // Ready tasks by age; a task id is its age (ids grow with planning order).
   std::priority_queue<TaskId, std::vector<TaskId>, OlderFirst> ready_;
-  std::unordered_map<uint64_t, std::string> arrived_tags_;  // messages whose Recv is not here yet
-  std::unordered_map<uint64_t, TaskId> recv_of_tag_;        // Recvs still missing their message
+  // Messages whose Recv is not here yet, with the failed task a failed Send names.
+  std::unordered_map<uint64_t, TaskId> arrived_tags_;
+  std::unordered_map<uint64_t, TaskId> recv_of_tag_;  // Recvs still missing their message
   std::unordered_map<ChunkId, std::pair<DeviceId, uint64_t>> chunks_;  // home device, bytes
   std::map<uint64_t, Staged> staged_;                                  // by device
-  // Tasks that failed: a fragment submitted later may still depend on them (failures are
-  // rare, so this stays small).
-  std::unordered_map<TaskId, std::string> failed_;
+  // Tasks that failed or were skipped, with the failed task at the root: a fragment submitted
+  // later may still depend on them (failures are rare, so this stays small).
+  std::unordered_map<TaskId, TaskId> failed_;
 };
 
 }  // namespace lightning::worker

@@ -22,23 +22,26 @@ std::shared_ptr<DevicePlatform> required(std::shared_ptr<DevicePlatform> platfor
   return platform;
 }
 
-std::string what_of(const std::exception_ptr& e) {
-  if (!e) return {};
+// The underlying error of a failed operation (its kind and text) as a failure, for the
+// scheduler, which fills in what the task was; empty for success.
+std::optional<planner::TaskFailure> failure_from(const std::exception_ptr& e) {
+  if (!e) return std::nullopt;
   try {
     std::rethrow_exception(e);
-  } catch (const Error& ex) {
-    // A task's failure reaches the application as the driver's Error(kTask): without a
-    // "lightning: task failed: " of its own, which would then appear twice. Other kinds (out
-    // of memory, CUDA) keep theirs: they say what kind of failure made the task fail.
-    if (ex.kind() != ErrorKind::kTask) return ex.what();
-    std::string text = ex.message();
-    for (const std::string& line : ex.context()) text += "\n  " + line;
-    return text;
   } catch (const std::exception& ex) {
-    return ex.what();
+    return planner::failure_of(ex);
   } catch (...) {
-    return "unknown exception";
+    planner::TaskFailure f;
+    f.what = "unknown exception";
+    return f;
   }
+}
+
+planner::TaskFailure failure_from(ErrorKind kind, std::string what) {
+  planner::TaskFailure f;
+  f.error = kind;
+  f.what = std::move(what);
+  return f;
 }
 
 }  // namespace
@@ -66,8 +69,8 @@ class Worker::Sink final : public SchedulerSink {
     w_.running_.erase(task.id);
     w_.staging_ops_.push(UnstageOp{task.id});
   }
-  void completed(const Task& task, const std::string& error) override {
-    w_.report_completion(task, error);
+  void completed(const Task& task, const std::optional<planner::TaskFailure>& failure) override {
+    w_.report_completion(task, failure);
   }
 
  private:
@@ -136,23 +139,24 @@ void Worker::scheduler_loop() {
                        running_[e.task].pointers = std::move(e.pointers);
                        scheduler_->on_staged(e.task);
                      },
-                     [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.error); },
-                     [&](RanEvent& e) { scheduler_->on_ran(e.task, e.error); },
+                     [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
+                     [&](RanEvent& e) { scheduler_->on_ran(e.task, failure_from(e.error)); },
                      [&](ReceivedEvent& e) { on_received(e); },
                      [&](ArrivedEvent& e) {
                        const uint64_t tag = e.message.tag;
-                       const std::string error = e.message.error;
+                       const TaskId failed = e.message.failed_task;
                        messages_[tag] = std::move(e.message);
-                       scheduler_->on_message(tag, error);
+                       scheduler_->on_message(tag, failed);
                      },
                      [&](StopEvent&) {},
                  },
                  event);
     } catch (const std::exception& e) {
       // A broken invariant of the worker itself: report it rather than die silently.
-      on_completed_(
-          options_.id, TaskId(),
-          std::string("internal error in worker ") + options_.id.to_string() + ": " + e.what());
+      planner::TaskFailure f = planner::failure_of(e);
+      f.worker = options_.id;
+      f.error = ErrorKind::kInternal;
+      on_completed_(options_.id, TaskId(), f);
     }
   }
 }
@@ -218,7 +222,7 @@ Device::Done Worker::finished(const Task& task, int track) {
   return [this, track, name = std::string(planner::name_of(task.kind)), task_id = task.id, bytes](
              std::exception_ptr e, OpSpan span) {
     if (!e) record(track, name, span, {{"task", task_id.to_string()}, {"bytes", bytes}});
-    events_.push(RanEvent{task_id, what_of(e)});
+    events_.push(RanEvent{task_id, std::move(e)});
   };
 }
 
@@ -304,7 +308,7 @@ void Worker::run_task(const Task& task) {
                                  device = t.device.to_string()](std::exception_ptr e, OpSpan span) {
                   if (!e)
                     record(track, name, span, {{"superblock", superblock}, {"device", device}});
-                  events_.push(RanEvent{id, what_of(e)});
+                  events_.push(RanEvent{id, e});
                 });
           },
           [&](const planner::CopyTask& t) { run_copy(task, buffer(1), buffer(0), t.region); },
@@ -365,8 +369,8 @@ void Worker::run_send(const Task& task, const planner::SendTask& send, PlacedBuf
     };
     try {
       transport_.send(std::move(m));
-    } catch (const std::exception& e) {  // not taken: the bytes will not be released
-      events_.push(RanEvent{task.id, e.what()});
+    } catch (const std::exception&) {  // not taken: the bytes will not be released
+      events_.push(RanEvent{task.id, std::current_exception()});
     }
     return;
   }
@@ -387,7 +391,7 @@ void Worker::run_recv(const Task& task, const planner::RecvTask& recv, PlacedBuf
   const size_t expected = static_cast<size_t>(recv.region.volume()) * dst.elem_size;
   if (message.pending_size == 0) {
     if (message.payload.size() != expected)
-      return events_.push(RanEvent{task.id, wrong_size(task, message.payload.size(), expected)});
+      return events_.push(RanEvent{task.id, wrong_size(message.payload.size(), expected)});
     return unpack(task, dst, std::make_shared<comm::Payload>(std::move(message.payload)));
   }
   void* block = message.pending_size == expected ? block_in_place(dst, recv.region) : nullptr;
@@ -403,11 +407,13 @@ void Worker::on_received(ReceivedEvent& e) {
   auto it = receiving_.find(e.task);
   Receiving r = std::move(it->second);
   receiving_.erase(it);
-  if (!e.error.empty()) return scheduler_->on_ran(e.task, e.error);
+  if (!e.error.empty())
+    return scheduler_->on_ran(e.task, failure_from(ErrorKind::kCommunication, e.error));
   const size_t expected =
       static_cast<size_t>(std::get<planner::RecvTask>(r.task.kind).region.volume()) *
       r.dst.elem_size;
-  if (r.size != expected) return scheduler_->on_ran(e.task, wrong_size(r.task, r.size, expected));
+  if (r.size != expected)
+    return scheduler_->on_ran(e.task, failure_from(wrong_size(r.size, expected)));
   if (e.payload.empty()) {  // it went where run_recv said (announced payloads are never empty)
     int track = -1;
     device_for(r.task, &track);
@@ -423,20 +429,23 @@ void Worker::unpack(const Task& task, PlacedBuffer dst, std::shared_ptr<comm::Pa
   });
 }
 
-std::string Worker::wrong_size(const Task& task, size_t got, size_t expected) {
-  return planner::describe(task) + ": message of " + std::to_string(got) + " bytes, expected " +
-         std::to_string(expected);
+std::exception_ptr Worker::wrong_size(size_t got, size_t expected) {
+  return std::make_exception_ptr(
+      Error(ErrorKind::kCommunication,
+            "message of " + std::to_string(got) + " bytes, expected " + std::to_string(expected)));
 }
 
-void Worker::report_completion(const Task& task, const std::string& error) {
-  // A Send that will never run still owes its Recv a message: send the error instead.
-  if (!error.empty())
+void Worker::report_completion(const Task& task,
+                               const std::optional<planner::TaskFailure>& failure) {
+  // A Send that will never run still owes its Recv a message: one naming the failed task
+  // (the Send, or the task at the root of what it was skipped for), so the Recv is skipped.
+  if (failure)
     if (const auto* s = std::get_if<planner::SendTask>(&task.kind)) {
       comm::DataMessage m;
       m.from = options_.id;
       m.to = s->to;
       m.tag = s->tag;
-      m.error = error;
+      m.failed_task = failure->skipped() ? failure->caused_by : task.id;
       transport_.send(std::move(m));
     }
   if (const auto* r = std::get_if<planner::RecvTask>(&task.kind)) {
@@ -446,13 +455,23 @@ void Worker::report_completion(const Task& task, const std::string& error) {
       transport_.receive(options_.id, r->tag, nullptr, [](comm::Payload, std::string) {});
     if (it != messages_.end()) messages_.erase(it);
   }
+  std::optional<planner::TaskFailure> reported = failure;
+  if (reported && reported->kernel) name_kernel(task, *reported->kernel);
   contexts_.erase(task.id);
   running_.erase(task.id);
-  std::string message = error;
-  if (!message.empty() && message.find(task.id.to_string()) == std::string::npos &&
-      !std::holds_alternative<planner::ExecuteTask>(task.kind))
-    message = planner::describe(task) + ": " + message;
-  on_completed_(options_.id, task.id, message);
+  on_completed_(options_.id, task.id, reported);
+}
+
+// What only the worker knows of an Execute that failed: its kernel's and its launch's names.
+void Worker::name_kernel(const Task& task, planner::TaskFailure::Kernel& names) const {
+  const auto& e = std::get<planner::ExecuteTask>(task.kind);
+  if (kernel::KernelRegistry::contains(e.kernel))
+    names.name = kernel::KernelRegistry::get(e.kernel).name;
+  auto context = contexts_.find(task.id);
+  if (context == contexts_.end()) return;
+  auto launch = context->second->launches.find(e.launch);
+  if (launch != context->second->launches.end() && launch->second)
+    names.label = launch->second->name;
 }
 
 // ---- staging thread ----
@@ -475,8 +494,8 @@ void Worker::staging_loop() {
       std::vector<void*> pointers;
       for (const StageRequest& r : op.requests) pointers.push_back(memory_->data(r.chunk, r.where));
       events_.push(StagedEvent{op.task, std::move(pointers)});
-    } catch (const std::exception& e) {
-      events_.push(StageFailedEvent{op.task, e.what()});
+    } catch (const std::exception&) {
+      events_.push(StageFailedEvent{op.task, *failure_from(std::current_exception())});
     }
     return true;
   };
@@ -496,20 +515,20 @@ void Worker::staging_loop() {
                      retry_waiting();
                    },
                    [&](CreateOp& c) {
-                     std::string error;
+                     std::exception_ptr error;
                      try {
                        memory_->create_chunk(c.chunk, c.bytes, c.phase);
-                     } catch (const std::exception& e) {
-                       error = e.what();
+                     } catch (const std::exception&) {
+                       error = std::current_exception();
                      }
                      events_.push(RanEvent{c.task, error});
                    },
                    [&](DeleteOp& d) {
-                     std::string error;
+                     std::exception_ptr error;
                      try {
                        memory_->delete_chunk(d.chunk);
-                     } catch (const std::exception& e) {
-                       error = e.what();
+                     } catch (const std::exception&) {
+                       error = std::current_exception();
                      }
                      events_.push(RanEvent{d.task, error});
                      retry_waiting();

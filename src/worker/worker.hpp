@@ -1,8 +1,10 @@
 // One worker: the devices of one process, running the task fragments it is given.
 #pragma once
 
+#include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -13,6 +15,7 @@
 #include "core/ids.hpp"
 #include "core/message_queue.hpp"
 #include "planner/task.hpp"
+#include "planner/task_failure.hpp"
 #include "worker/device.hpp"
 #include "worker/device_platform.hpp"
 #include "worker/engine.hpp"
@@ -43,9 +46,10 @@ struct WorkerOptions {
 /// handler, from the scheduler thread.
 class Worker {
  public:
-  /// Called once per finished task; `error` is empty on success.
-  using CompletionHandler =
-      std::function<void(WorkerId worker, TaskId task, const std::string& error)>;
+  /// Called once per finished task; `failure` is empty on success. A failure of the worker
+  /// itself (a broken invariant) comes with an invalid task id.
+  using CompletionHandler = std::function<void(WorkerId worker, TaskId task,
+                                               const std::optional<planner::TaskFailure>& failure)>;
 
   Worker(WorkerOptions options, comm::Transport& transport, CompletionHandler on_completed);
   /// Stops the threads; tasks not yet run are abandoned (the driver fences first).
@@ -91,11 +95,11 @@ class Worker {
   };
   struct StageFailedEvent {
     TaskId task;
-    std::string error;
+    planner::TaskFailure failure;  ///< the underlying error (see Scheduler::on_failed)
   };
   struct RanEvent {
     TaskId task;
-    std::string error;
+    std::exception_ptr error;  ///< null on success
   };
   struct ArrivedEvent {
     comm::DataMessage message;
@@ -140,7 +144,9 @@ class Worker {
   void handle(SubmitEvent& e);
   void run_task(const planner::Task& task);
   void stage_task(const planner::Task& task);
-  void report_completion(const planner::Task& task, const std::string& error);
+  void report_completion(const planner::Task& task,
+                         const std::optional<planner::TaskFailure>& failure);
+  void name_kernel(const planner::Task& task, planner::TaskFailure::Kernel& names) const;
   MemorySpace space_for(const planner::Task& task, ChunkId chunk) const;
   uint64_t alignment_phase(ChunkId chunk) const;
   PlacedBuffer placed(const planner::Task& task, size_t access, void* data) const;
@@ -153,7 +159,7 @@ class Worker {
   void run_recv(const planner::Task& task, const planner::RecvTask& recv, PlacedBuffer dst);
   void on_received(ReceivedEvent& e);
   void unpack(const planner::Task& task, PlacedBuffer dst, std::shared_ptr<comm::Payload> payload);
-  static std::string wrong_size(const planner::Task& task, size_t got, size_t expected);
+  static std::exception_ptr wrong_size(size_t got, size_t expected);
   /// The bytes of `region` in `buffer`, where the host can use them in place as one block.
   void* block_in_place(const PlacedBuffer& buffer, const Rect& region) const;
   void record(int track, const std::string& name, OpSpan span, std::vector<TraceArg> args);

@@ -335,7 +335,8 @@ TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpuAllocatingPinnedBlocks) {
   }
 }
 
-TEST_F(CudaDeviceTest, AKernelWithoutImageFailsNamingTheKernelAndSuperblock) {
+// The device reports the driver's error as it is; the worker names the superblock.
+TEST_F(CudaDeviceTest, AKernelWithoutImageFailsWithTheDriversErrorNamingTheKernel) {
   static KernelInfo info = axpy_info();
   info.name = "missing";  // no entry "missing_entry" in the module
   KernelRun run{&info, "missing", std::vector<uint8_t>(sizeof(Axpy)), Rect({0}, {10}), nullptr, {}};
@@ -345,9 +346,9 @@ TEST_F(CudaDeviceTest, AKernelWithoutImageFailsNamingTheKernelAndSuperblock) {
     w.wait();
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kTask);
-    EXPECT_NE(e.message().find("kernel 'missing' failed on superblock [0, 10) on D0"),
-              std::string::npos)
+    EXPECT_EQ(e.kind(), ErrorKind::kCuda);
+    ASSERT_FALSE(e.context().empty()) << e.what();
+    EXPECT_NE(e.context().front().find("while loading kernel 'missing'"), std::string::npos)
         << e.what();
     EXPECT_NE(e.message().find("cuModuleGetFunction failed: CUDA_ERROR_NOT_FOUND"),
               std::string::npos)

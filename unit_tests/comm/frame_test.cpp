@@ -16,7 +16,7 @@ TEST(Frame, ADataHeaderComesBackWhole) {
   h.to = 5;
   h.size = 100;
   h.payload_tag = 17;
-  h.error = "it failed";
+  h.failed_task = 42;
   h.inline_payload = Payload{1, 2, 3};
   const std::vector<uint8_t> frame = data_frame(h);
   ASSERT_FALSE(frame.empty());
@@ -27,13 +27,13 @@ TEST(Frame, ADataHeaderComesBackWhole) {
   EXPECT_EQ(back.to, 5u);
   EXPECT_EQ(back.size, 100u);
   EXPECT_EQ(back.payload_tag, 17);
-  EXPECT_EQ(back.error, "it failed");
+  EXPECT_EQ(back.failed_task, 42u);
   EXPECT_EQ(back.inline_payload, (Payload{1, 2, 3}));
 }
 
 TEST(Frame, ATruncatedDataHeaderThrows) {
   DataHeader h;
-  h.error = "some text";
+  h.inline_payload = Payload{1, 2, 3, 4, 5, 6};
   std::vector<uint8_t> frame = data_frame(h);
   frame.resize(frame.size() - 4);
   EXPECT_ANY_THROW(read_data_frame(frame));

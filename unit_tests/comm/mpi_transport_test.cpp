@@ -64,7 +64,7 @@ void take_whole(MpiTransport& t, DataMessage m, Inbox<DataMessage>& inbox) {
   t.receive(to, tag, nullptr, [&inbox, m = std::move(m)](Payload p, std::string error) mutable {
     EXPECT_EQ(p.size(), m.pending_size);
     m.payload = std::move(p);
-    if (!error.empty()) m.error = error;
+    EXPECT_TRUE(error.empty()) << error;
     inbox.put(std::move(m));
   });
 }
@@ -106,7 +106,7 @@ TEST(MpiTransport, DataAndControlMessagesReachEveryRank) {
       m.to = WorkerId(static_cast<uint64_t>(to));
       m.tag = static_cast<uint64_t>(rank) * 1000 + s;
       m.payload = pattern(sizes[s], m.tag);
-      if (s == 1) m.error = "send failed on rank " + std::to_string(rank);
+      if (s == 1) m.failed_task = TaskId(1000 + static_cast<uint64_t>(rank));
       t.send(std::move(m));
     }
     t.send_control(to, {static_cast<uint8_t>(rank), 42});
@@ -123,7 +123,7 @@ TEST(MpiTransport, DataAndControlMessagesReachEveryRank) {
     EXPECT_EQ(m.from, WorkerId(from));
     EXPECT_EQ(m.to, WorkerId(static_cast<uint64_t>(rank)));
     EXPECT_EQ(m.payload, pattern(sizes[s], m.tag)) << "tag " << m.tag;
-    EXPECT_EQ(m.error, s == 1 ? "send failed on rank " + std::to_string(from) : "");
+    EXPECT_EQ(m.failed_task, s == 1 ? TaskId(1000 + from) : TaskId());
   }
   const auto controls = control.wait_for(static_cast<size_t>(size));
   std::vector<int> seen(static_cast<size_t>(size), 0);

@@ -154,6 +154,51 @@ TEST(WireFormat, EveryTaskKindRoundTrips) {
   EXPECT_EQ(d.reduction, Reduction::builtin(ReduceOp::kMax, DataType::kInt16));
 }
 
+// Every field of a failure set to something other than its default: a field left out of the
+// wire format comes back different.
+TEST(WireFormat, ATaskFailureRoundTrips) {
+  TaskFailure f;
+  f.task = TaskId(102);
+  f.kind = "Execute";
+  f.detail = "T102 Execute K7 [0, 10) on D6";
+  f.worker = WorkerId(3);
+  f.rank = 3;
+  f.kernel = TaskFailure::Kernel{"saxpy", "saxpy launch", LaunchId(9),
+                                 Rect(Point{1, 2, 3}, Point{4, 5, 6}), DeviceId(6)};
+  f.error = ErrorKind::kCuda;
+  f.caused_by = TaskId(17);
+  f.what = "cuLaunchKernel failed\n  while launching";
+  const auto done = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(102), f}), 3));
+  EXPECT_EQ(done.task, TaskId(102));
+  ASSERT_TRUE(done.failure.has_value());
+  EXPECT_EQ(*done.failure, f);
+  // Each field on its own, so that a difference names it.
+  EXPECT_EQ(done.failure->kind, f.kind);
+  EXPECT_EQ(done.failure->detail, f.detail);
+  EXPECT_EQ(done.failure->worker, f.worker);
+  EXPECT_EQ(done.failure->rank, f.rank);
+  ASSERT_TRUE(done.failure->kernel.has_value());
+  EXPECT_EQ(done.failure->kernel->name, "saxpy");
+  EXPECT_EQ(done.failure->kernel->label, "saxpy launch");
+  EXPECT_EQ(done.failure->kernel->launch, LaunchId(9));
+  EXPECT_EQ(done.failure->kernel->superblock, f.kernel->superblock);
+  EXPECT_EQ(done.failure->kernel->device, DeviceId(6));
+  EXPECT_EQ(done.failure->error, ErrorKind::kCuda);
+  EXPECT_EQ(done.failure->caused_by, TaskId(17));
+  EXPECT_EQ(done.failure->what, f.what);
+
+  // Without a kernel (not an Execute) and from the worker itself (no task).
+  TaskFailure w;
+  w.worker = WorkerId(2);
+  w.error = ErrorKind::kInternal;
+  w.what = "broken";
+  const auto other = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(), w}), 2));
+  EXPECT_FALSE(other.task.valid());
+  ASSERT_TRUE(other.failure.has_value());
+  EXPECT_EQ(*other.failure, w);
+  EXPECT_FALSE(other.failure->kernel.has_value());
+}
+
 TEST(WireFormat, SettingsAndRepliesRoundTrip) {
   Config c;
   c.devices.kind = DeviceSelection::Kind::kCuda;
@@ -170,9 +215,9 @@ TEST(WireFormat, SettingsAndRepliesRoundTrip) {
   EXPECT_EQ(open.config.describe(), c.describe());
   EXPECT_EQ(open.config.devices, c.devices);
 
-  const auto done = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(5), "boom"}), 2));
+  const auto done = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(5), {}}), 2));
   EXPECT_EQ(done.task, TaskId(5));
-  EXPECT_EQ(done.error, "boom");
+  EXPECT_FALSE(done.failure.has_value());
 
   MemoryReported r{1, 2, 3, 4, {}};
   r.counters.disk_reads = 9;
@@ -191,7 +236,9 @@ TEST(WireFormat, SettingsAndRepliesRoundTrip) {
 }
 
 TEST(WireFormat, BytesThatAreNotAMessageNameTheirRank) {
-  std::vector<uint8_t> bytes = encode(TaskCompleted{TaskId(5), "a long enough error text"});
+  TaskFailure failure;
+  failure.what = "a long enough error text";
+  std::vector<uint8_t> bytes = encode(TaskCompleted{TaskId(5), failure});
   std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + 10);
   try {
     decode(truncated, 3);

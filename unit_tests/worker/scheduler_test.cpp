@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,14 +12,29 @@ namespace {
 
 using planner::ChunkAccessMode;
 using planner::Task;
+using planner::TaskFailure;
+
+// What a worker hands the scheduler when a task fails: the underlying error only.
+TaskFailure cause(const std::string& what, ErrorKind kind = ErrorKind::kTask) {
+  TaskFailure f;
+  f.error = kind;
+  f.what = what;
+  return f;
+}
 
 class RecordingSink : public SchedulerSink {
  public:
   void stage(const Task& t) override { log.push_back("stage " + t.id.to_string()); }
   void run(const Task& t) override { log.push_back("run " + t.id.to_string()); }
   void unstage(const Task& t) override { log.push_back("unstage " + t.id.to_string()); }
-  void completed(const Task& t, const std::string& error) override {
-    log.push_back("done " + t.id.to_string() + (error.empty() ? "" : " (" + error + ")"));
+  void completed(const Task& t, const std::optional<TaskFailure>& failure) override {
+    std::string entry = "done " + t.id.to_string();
+    if (failure && failure->skipped())
+      entry += " (skipped for " + failure->caused_by.to_string() + ")";
+    else if (failure)
+      entry += " (failed: " + failure->what + ")";
+    log.push_back(entry);
+    if (failure) failures.push_back(*failure);
   }
   std::vector<std::string> take() {
     std::vector<std::string> out;
@@ -26,6 +42,7 @@ class RecordingSink : public SchedulerSink {
     return out;
   }
   std::vector<std::string> log;
+  std::vector<TaskFailure> failures;  // every failure reported, in order
 };
 
 Task create(uint64_t id, uint64_t chunk, uint64_t device, uint64_t bytes) {
@@ -83,11 +100,11 @@ TEST(Scheduler, TasksRunAfterTheirDependenciesAndStageBeforeRunning) {
   Scheduler s(sink, 1000);
   s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0})});
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T0"}));  // creation needs no staging
-  s.on_ran(TaskId(0), "");
+  s.on_ran(TaskId(0));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T0", "stage T1"}));
   s.on_staged(TaskId(1));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T1"}));
-  s.on_ran(TaskId(1), "");
+  s.on_ran(TaskId(1));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T1", "done T1"}));
   EXPECT_EQ(s.pending(), 0u);
 }
@@ -96,7 +113,7 @@ TEST(Scheduler, TheStagingLimitHoldsBackWorkButNeverStarvesADevice) {
   RecordingSink sink;
   Scheduler s(sink, 100);
   s.submit({create(0, 0, 0, 80), create(1, 1, 0, 80), create(2, 2, 0, 500), create(6, 3, 0, 10)});
-  for (uint64_t t : {0, 1, 2, 6}) s.on_ran(TaskId(t), "");
+  for (uint64_t t : {0, 1, 2, 6}) s.on_ran(TaskId(t));
   sink.take();
   // Four ready fills on device D0. Two tasks are always staged, whatever their size (the next
   // one is issued while one runs); beyond two, the bytes must stay within 100: so T3 and T4
@@ -105,11 +122,11 @@ TEST(Scheduler, TheStagingLimitHoldsBackWorkButNeverStarvesADevice) {
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T3", "stage T4"}));
   EXPECT_EQ(s.staged_bytes(DeviceId(0)), 160u);
   s.on_staged(TaskId(3));
-  s.on_ran(TaskId(3), "");
+  s.on_ran(TaskId(3));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T3", "unstage T3", "done T3", "stage T5"}));
   EXPECT_EQ(s.staged_bytes(DeviceId(0)), 580u);
   s.on_staged(TaskId(4));
-  s.on_ran(TaskId(4), "");
+  s.on_ran(TaskId(4));
   // 500 + 10 exceed 100, but one task alone is always joined by a second.
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T4", "unstage T4", "done T4", "stage T7"}));
   EXPECT_EQ(s.staged_bytes(DeviceId(0)), 510u);
@@ -119,7 +136,7 @@ TEST(Scheduler, ARecvWaitsForItsMessageWhicheverComesFirst) {
   RecordingSink sink;
   Scheduler s(sink, 1000);
   s.submit({create(0, 0, 0, 8)});
-  s.on_ran(TaskId(0), "");
+  s.on_ran(TaskId(0));
   sink.take();
   s.submit({recv(1, 0, 7, {})});
   EXPECT_TRUE(sink.take().empty());  // no message yet
@@ -134,28 +151,74 @@ TEST(Scheduler, FailuresSkipDependentsButCleanupAndBarriersRun) {
   RecordingSink sink;
   Scheduler s(sink, 1000);
   s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0})});
-  s.on_ran(TaskId(0), "");
+  s.on_ran(TaskId(0));
   s.on_staged(TaskId(1));
-  s.on_ran(TaskId(1), "boom");
+  s.on_ran(TaskId(1), cause("boom"));
   sink.take();
   // Submitted after T1 failed and left: still skipped. The delete and the barrier run.
   s.submit({fill(2, 0, 8, {1}), remove(3, 0, {2}), barrier(4, {3})});
-  EXPECT_EQ(sink.take(), (std::vector<std::string>{
-                             "done T2 (skipped: it depends on T1, which failed)", "run T3"}));
-  s.on_ran(TaskId(3), "");
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T2 (skipped for T1)", "run T3"}));
+  s.on_ran(TaskId(3));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T3", "run T4"}));
 }
 
-TEST(Scheduler, AMessageCarryingAnErrorFailsItsRecv) {
+TEST(Scheduler, AFailureNamesItsTaskAndKeepsTheUnderlyingError) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
+  s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0})});
+  s.on_ran(TaskId(0));
+  s.on_failed(TaskId(1), cause("task needs 8 bytes", ErrorKind::kOutOfMemory));
+  ASSERT_EQ(sink.failures.size(), 1u);
+  const TaskFailure& f = sink.failures[0];
+  EXPECT_EQ(f.task, TaskId(1));
+  EXPECT_EQ(f.kind, "Fill");
+  EXPECT_EQ(f.detail, planner::describe(fill(1, 0, 8, {0})));
+  EXPECT_EQ(f.worker, WorkerId(0));
+  EXPECT_FALSE(f.kernel.has_value());
+  EXPECT_EQ(f.error, ErrorKind::kOutOfMemory);
+  EXPECT_FALSE(f.skipped());
+  EXPECT_EQ(f.what, "task needs 8 bytes");
+}
+
+// A task skipped because of a skipped task names the failed task at the root, not the one in
+// between, in its fragment and in later ones.
+TEST(Scheduler, SkippedTasksNameTheFailedTaskAtTheRoot) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
+  s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0}), fill(2, 0, 8, {1}), fill(3, 0, 8, {2})});
+  s.on_ran(TaskId(0));
+  s.on_staged(TaskId(1));
+  sink.take();
+  s.on_ran(TaskId(1), cause("boom"));
+  EXPECT_EQ(sink.take(),
+            (std::vector<std::string>{"unstage T1", "done T1 (failed: boom)",
+                                      "done T2 (skipped for T1)", "done T3 (skipped for T1)"}));
+  s.submit({fill(4, 0, 8, {3})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T4 (skipped for T1)"}));
+  ASSERT_EQ(sink.failures.size(), 4u);
+  for (size_t i = 1; i < 4; ++i) {
+    const TaskFailure& f = sink.failures[i];
+    EXPECT_EQ(f.task, TaskId(i + 1));
+    EXPECT_EQ(f.caused_by, TaskId(1)) << f.task;
+    EXPECT_EQ(f.error, ErrorKind::kTask);
+    EXPECT_TRUE(f.what.empty()) << f.what;
+  }
+}
+
+TEST(Scheduler, AMessageNamingAFailedTaskSkipsItsRecv) {
   RecordingSink sink;
   Scheduler s(sink, 1000);
   s.submit({create(0, 0, 0, 8)});
-  s.on_ran(TaskId(0), "");
+  s.on_ran(TaskId(0));
   sink.take();
-  s.submit({recv(1, 0, 3, {})});
-  s.on_message(3, "skipped: it depends on T9, which failed");
+  s.submit({recv(1, 0, 3, {}), fill(2, 0, 1, {1})});
+  s.on_message(3, TaskId(9));  // a Send on another worker was skipped because T9 failed
   EXPECT_EQ(sink.take(),
-            (std::vector<std::string>{"done T1 (skipped: it depends on T9, which failed)"}));
+            (std::vector<std::string>{"done T1 (skipped for T9)", "done T2 (skipped for T9)"}));
+  // Early: the Recv comes after its failed message.
+  s.on_message(5, TaskId(8));
+  s.submit({recv(3, 0, 5, {})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T3 (skipped for T8)"}));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,8 +54,8 @@ class RecordingDevice final : public Device {
     std::exception_ptr error;
     try {
       run.info->run_host(run.functor.data(), run.superblock, run.partial);
-    } catch (const std::exception& e) {
-      error = kernel_failure(run, id_, e.what());
+    } catch (...) {
+      error = kernel_failure();
     }
     done(error, {});
   }
@@ -113,18 +114,18 @@ const KernelId kDouble = kernel::KernelRegistry::add(kernel::native_kernel<Doubl
 struct Completions {
   std::mutex mutex;
   std::condition_variable changed;
-  std::map<TaskId, std::string> errors;
+  std::map<TaskId, std::optional<planner::TaskFailure>> failures;
   Worker::CompletionHandler handler() {
-    return [this](WorkerId, TaskId t, const std::string& e) {
+    return [this](WorkerId, TaskId t, const std::optional<planner::TaskFailure>& f) {
       std::lock_guard<std::mutex> lock(mutex);
-      errors[t] = e;
+      failures[t] = f;
       changed.notify_all();
     };
   }
   // Waits (at most 10 s) until `n` tasks completed.
   bool wait(size_t n) {
     std::unique_lock<std::mutex> lock(mutex);
-    return changed.wait_for(lock, std::chrono::seconds(10), [&] { return errors.size() >= n; });
+    return changed.wait_for(lock, std::chrono::seconds(10), [&] { return failures.size() >= n; });
   }
 };
 
@@ -190,7 +191,7 @@ TEST(Worker, RunsAFragmentOnItsDevicesInDependencyOrder) {
   std::vector<double> host(8, -1);
   worker.submit(double_and_read(box, 1), context_for(box, host));
   ASSERT_TRUE(done.wait(5));
-  for (const auto& [id, error] : done.errors) EXPECT_EQ(error, "") << id;
+  for (const auto& [id, failure] : done.failures) EXPECT_FALSE(failure) << id;
   EXPECT_EQ(host, std::vector<double>(8, 3.0));
   // The fill and the host read are host jobs on the chunk's device; the kernel runs once
   // over its superblock.
@@ -208,13 +209,23 @@ TEST(Worker, AFailedKernelSkipsItsDependentsButFreesItsMemory) {
   std::vector<double> host(16, -1);
   worker.submit(double_and_read(box, 1), context_for(box, host));
   ASSERT_TRUE(done.wait(5));
-  EXPECT_EQ(done.errors.at(TaskId(2)), "");
-  EXPECT_NE(done.errors.at(TaskId(3)).find("kernel 'double' failed on superblock [0, 16) on D0: "
-                                           "thirteen"),
-            std::string::npos)
-      << done.errors.at(TaskId(3));
-  EXPECT_NE(done.errors.at(TaskId(4)), "");  // the read is skipped
-  EXPECT_EQ(done.errors.at(TaskId(5)), "");  // the delete runs anyway
+  EXPECT_FALSE(done.failures.at(TaskId(2)));
+  // The kernel's failure names what ran where, with the kernel's own error.
+  const auto& failed = done.failures.at(TaskId(3));
+  ASSERT_TRUE(failed);
+  EXPECT_FALSE(failed->skipped());
+  EXPECT_EQ(failed->error, ErrorKind::kTask);
+  EXPECT_EQ(failed->what, "thirteen");
+  EXPECT_EQ(failed->worker, WorkerId(0));
+  ASSERT_TRUE(failed->kernel);
+  EXPECT_EQ(failed->kernel->name, "worker_test::Double");
+  EXPECT_EQ(failed->kernel->label, "double");
+  EXPECT_EQ(failed->kernel->superblock, box);
+  EXPECT_EQ(failed->kernel->device, DeviceId(0));
+  // The read is skipped because of it; the delete runs anyway.
+  ASSERT_TRUE(done.failures.at(TaskId(4)));
+  EXPECT_EQ(done.failures.at(TaskId(4))->caused_by, TaskId(3));
+  EXPECT_FALSE(done.failures.at(TaskId(5)));
   EXPECT_EQ(host, std::vector<double>(16, -1));
   EXPECT_EQ(worker.memory_report().chunks, 0u);
 }
@@ -244,7 +255,7 @@ TEST(Worker, TwoWorkersExchangeARegionThroughTheTransport) {
        task(3, WorkerId(0), planner::SendTask{ChunkId(1), {}, {}, box, WorkerId(1), 99}, {2})},
       std::make_shared<FragmentContext>());
   ASSERT_TRUE(done.wait(6));
-  for (const auto& [id, error] : done.errors) EXPECT_EQ(error, "") << id;
+  for (const auto& [id, failure] : done.failures) EXPECT_FALSE(failure) << id;
   EXPECT_EQ(host, std::vector<double>(4, 4.25));
 }
 

@@ -418,17 +418,11 @@ void CudaDevice::launch(KernelRun run, Done done) {
           finish_with_event(compute_, c);
         } catch (...) {
           if (!c) return;  // the waiter owns it: it will report
-          std::string what = "unknown exception";
-          try {
-            throw;
-          } catch (const std::exception& e) {
-            what = e.what();
-          } catch (...) {
-          }
+          std::exception_ptr error = worker::kernel_failure();
           // Blocks may be in use by transfers already issued: wait before releasing them.
           api_.cuStreamSynchronize(compute_);
           for (void* b : c->blocks) pinned_.release(b);
-          c->done(worker::kernel_failure(run, id_, what), {c->span.start, now()});
+          c->done(std::move(error), {c->span.start, now()});
         }
       },
       nullptr);

@@ -20,16 +20,15 @@ std::string HostDevice::description() const {
 }
 
 void HostDevice::launch(worker::KernelRun run, Done done) {
-  const DeviceId id = id_;
   auto r = std::make_shared<worker::KernelRun>(std::move(run));
   worker::run_timed(
       compute_,
-      [r, id] {
+      [r] {
         if (r->partial) r->reduction.init(r->partial);
         try {
           r->info->run_host(r->functor.data(), r->superblock, r->partial);
-        } catch (const std::exception& e) {
-          std::rethrow_exception(worker::kernel_failure(*r, id, e.what()));
+        } catch (...) {
+          std::rethrow_exception(worker::kernel_failure());
         }
       },
       std::move(done));

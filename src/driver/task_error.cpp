@@ -1,0 +1,71 @@
+#include "driver/task_error.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace lightning::driver {
+
+namespace {
+
+// "rank 1, T12" or "T12": where and which task, for the parenthesis after a kernel's device.
+std::string rank_and_task(const planner::TaskFailure& f) {
+  std::string text = f.rank >= 0 ? "rank " + std::to_string(f.rank) : "";
+  if (f.task.valid()) text += (text.empty() ? "" : ", ") + f.task.to_string();
+  return text;
+}
+
+// " (rank 1)" or "".
+std::string on_rank(const planner::TaskFailure& f) {
+  return f.rank >= 0 ? " (rank " + std::to_string(f.rank) + ")" : "";
+}
+
+std::string kernel_name(const planner::TaskFailure::Kernel& k) {
+  const std::string& name = k.name.empty() ? k.label : k.name;
+  std::string text = "kernel '" + name + "'";
+  if (!k.label.empty() && k.label != name) text += " (launch '" + k.label + "')";
+  return text;
+}
+
+std::string describe(const planner::TaskFailure& f) {
+  std::string text;
+  const bool named_kernel = f.kernel && !(f.kernel->name.empty() && f.kernel->label.empty());
+  if (named_kernel) {
+    const planner::TaskFailure::Kernel& k = *f.kernel;
+    const std::string where = " superblock " + k.superblock.to_string() + " on " +
+                              k.device.to_string() + " (" + rank_and_task(f) + ")";
+    text = kernel_name(k) + (f.skipped() ? " on" : " failed on") + where;
+  } else if (f.task.valid()) {
+    text = f.detail + (f.skipped() ? " on " : " failed on ") + f.worker.to_string() + on_rank(f);
+  } else {
+    text = "worker " + f.worker.to_string() + on_rank(f) + " failed";
+  }
+  if (f.skipped())
+    return text + " was skipped: it depends on " + f.caused_by.to_string() + ", which failed";
+  return f.what.empty() ? text : text + ": " + f.what;
+}
+
+}  // namespace
+
+Error task_error(const std::vector<planner::TaskFailure>& failures) {
+  if (failures.empty()) return Error(ErrorKind::kInternal, "task_error of no failures");
+  // Report a cause, not a consequence: over MPI, a task skipped on one rank may be heard of
+  // before the failure on another rank that it depends on.
+  auto first = std::find_if(failures.begin(), failures.end(),
+                            [](const planner::TaskFailure& f) { return !f.skipped(); });
+  if (first == failures.end()) first = failures.begin();
+  std::string message = describe(*first);
+  if (failures.size() > 1) {
+    const auto skipped = std::count_if(failures.begin(), failures.end(),
+                                       [](const planner::TaskFailure& f) { return f.skipped(); }) -
+                         (first->skipped() ? 1 : 0);
+    const auto failed = static_cast<std::ptrdiff_t>(failures.size() - 1) - skipped;
+    std::string counts;
+    if (failed > 0) counts = std::to_string(failed) + " failed";
+    if (skipped > 0) counts += (counts.empty() ? "" : ", ") + std::to_string(skipped) + " skipped";
+    message += "\n  (and " + std::to_string(failures.size() - 1) +
+               " more failed or skipped tasks: " + counts + ")";
+  }
+  return Error(first->error, std::move(message));
+}
+
+}  // namespace lightning::driver
