@@ -2,6 +2,8 @@
 # requirements. Shared, so that the modules' private dependencies (spdlog, fmt, ...) stay
 # private to it.
 include(GNUInstallDirs)  # the install include directory below, before LightningInstall
+include(LightningModuleBounds)
+lightning_module_boundaries()  # each module's include root; the map of the module_bounds test
 get_property(_lightning_modules GLOBAL PROPERTY LIGHTNING_MODULES)
 get_property(_lightning_deps GLOBAL PROPERTY LIGHTNING_MODULE_DEPENDS)
 list(REMOVE_DUPLICATES _lightning_deps)
