@@ -22,10 +22,11 @@ target_include_directories(lightning_kokkos PUBLIC
   $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 # The public headers use a few runtime headers (ids, geometry, distributions, the kernel
-# registry): from src/ in the build tree, installed under lightning_kokkos/internal/.
+# registry) as lightning_kokkos/internal/<folder>/<file>: in the build tree through links to
+# src/<folder> (cmake/LightningModuleBounds.cmake), installed under the include directory.
+# Nothing else of src/ is on the path: a user's own core/error.hpp cannot collide with ours.
 target_include_directories(lightning_kokkos PUBLIC
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
-  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/internal>)
+  $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/internal_include>)
 target_compile_features(lightning_kokkos PUBLIC cxx_std_17)
 target_link_libraries(lightning_kokkos
   PUBLIC Kokkos::kokkos MPI::MPI_CXX Threads::Threads ${CMAKE_DL_LIBS}

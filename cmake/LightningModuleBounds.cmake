@@ -12,8 +12,11 @@
 #
 # lightning_module_boundaries() then
 #  - gives each module an include root, module_include/<module>/ in the build tree, holding
-#    links to exactly those folders and nothing else of src/, so an include of an undeclared
-#    module does not compile;
+#    links to exactly those folders (as `<folder>/` and as `lightning_kokkos/internal/<folder>/`)
+#    and nothing else of src/, so an include of an undeclared module does not compile;
+#  - makes internal_include/lightning_kokkos/internal/<folder> -> src/<folder> for every module
+#    folder of src/: how the public headers reach the runtime headers they need in the build
+#    tree (installed as include/lightning_kokkos/internal/<folder>/, see LightningInstall.cmake);
 #  - writes lightning_modules.cmake, the map read by the module_bounds test
 #    (unit_tests/structure/check_module_bounds.cmake), which names every violating include.
 # Links, not copies: a header reached by two paths is then one file, so `#pragma once` holds
@@ -65,6 +68,10 @@ function(lightning_module_boundaries)
       string(FIND "${_dir}/" "${_root}/" _at)
       if(_at EQUAL 0 AND NOT _dir STREQUAL _root)
         file(RELATIVE_PATH _folder ${_root} ${_dir})
+        set(_in_src_${_m} FALSE)
+        if(_root STREQUAL "${PROJECT_SOURCE_DIR}/src")
+          set(_in_src_${_m} TRUE)
+        endif()
         break()
       endif()
     endforeach()
@@ -105,6 +112,7 @@ function(lightning_module_boundaries)
   string(APPEND _map "set(LIGHTNING_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")\n"
                      "set(LIGHTNING_MODULES \"${_modules}\")\n"
                      "set(LIGHTNING_MODULE_BOUNDS_ALLOWED \"${LIGHTNING_MODULE_BOUNDS_ALLOWED}\")\n")
+  set(_all_internal "")
   foreach(_m IN LISTS _modules)
     # Transitive closure of the dependencies.
     set(_reach "")
@@ -121,6 +129,9 @@ function(lightning_module_boundaries)
     set(_links "")
     foreach(_d IN LISTS _visible)
       list(APPEND _links "${_folder_${_d}}=${_dir_${_d}}")
+      if(_in_src_${_d})
+        list(APPEND _links "lightning_kokkos/internal/${_folder_${_d}}=${_dir_${_d}}")
+      endif()
     endforeach()
     foreach(_allowed IN LISTS LIGHTNING_MODULE_BOUNDS_ALLOWED)
       if(_allowed MATCHES "^${_m}:(.+)$")
@@ -129,6 +140,9 @@ function(lightning_module_boundaries)
           string(FIND "${_header}" "${_folder_${_d}}/" _at)
           if(_at EQUAL 0)
             list(APPEND _links "${_folder_${_d}}=${_dir_${_d}}")
+            if(_in_src_${_d})
+              list(APPEND _links "lightning_kokkos/internal/${_folder_${_d}}=${_dir_${_d}}")
+            endif()
           endif()
         endforeach()
       endif()
@@ -137,6 +151,9 @@ function(lightning_module_boundaries)
     list(SORT _links)
     _lightning_link_tree(${PROJECT_BINARY_DIR}/module_include/${_m} "${_links}")
     target_include_directories(lk_${_m} PRIVATE ${PROJECT_BINARY_DIR}/module_include/${_m})
+    if(_in_src_${_m})
+      list(APPEND _all_internal "${_folder_${_m}}=${_dir_${_m}}")
+    endif()
 
     get_target_property(_sources lk_${_m} SOURCES)
     set(_abs_sources "")
@@ -150,5 +167,9 @@ function(lightning_module_boundaries)
                        "set(LIGHTNING_MODULE_${_m}_REACHES \"${_reach}\")\n"
                        "set(LIGHTNING_MODULE_${_m}_SOURCES \"${_abs_sources}\")\n")
   endforeach()
+  list(REMOVE_DUPLICATES _all_internal)
+  list(SORT _all_internal)
+  _lightning_link_tree(${PROJECT_BINARY_DIR}/internal_include/lightning_kokkos/internal
+                       "${_all_internal}")
   file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/lightning_modules.cmake CONTENT "${_map}" @ONLY)
 endfunction()

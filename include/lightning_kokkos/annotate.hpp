@@ -19,9 +19,9 @@
 #include <typeinfo>
 #include <utility>
 
+#include "lightning_kokkos/internal/worker/kernel_registry.hpp"
+#include "lightning_kokkos/internal/worker/native_kernel.hpp"
 #include "lightning_kokkos/kernel.hpp"
-#include "worker/kernel_registry.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace lightning {
 

@@ -26,12 +26,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/data_type.hpp"
-#include "core/error.hpp"
-#include "core/ids.hpp"
-#include "distribution/work_distribution.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
+#include "lightning_kokkos/internal/core/error.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/distribution/work_distribution.hpp"
+#include "lightning_kokkos/internal/worker/kernel_registry.hpp"
 #include "lightning_kokkos/view.hpp"
-#include "worker/kernel_registry.hpp"
 
 namespace lightning {
 

@@ -25,9 +25,9 @@
 #include <utility>
 #include <vector>
 
+#include "lightning_kokkos/internal/worker/kernel_registry.hpp"
+#include "lightning_kokkos/internal/worker/native_kernel.hpp"
 #include "lightning_kokkos/view.hpp"
-#include "worker/kernel_registry.hpp"
-#include "worker/native_kernel.hpp"
 
 namespace lightning::detail {
 

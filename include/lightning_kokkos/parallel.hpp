@@ -9,11 +9,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/data_type.hpp"
 #include "lightning_kokkos/annotate.hpp"
 #include "lightning_kokkos/execution_space.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
+#include "lightning_kokkos/internal/planner/task.hpp"
 #include "lightning_kokkos/kernel.hpp"
-#include "planner/task.hpp"
 
 namespace lightning::detail {
 

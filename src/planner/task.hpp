@@ -6,9 +6,9 @@
 #include <variant>
 #include <vector>
 
-#include "core/data_type.hpp"
-#include "core/ids.hpp"
-#include "core/rect.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
 
 namespace lightning::planner {
 

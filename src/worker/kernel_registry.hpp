@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "annotation/kernel_signature.hpp"
-#include "core/ids.hpp"
-#include "core/rect.hpp"
-#include "worker/device_code.hpp"
+#include "lightning_kokkos/internal/annotation/kernel_signature.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
+#include "lightning_kokkos/internal/worker/device_code.hpp"
 
 namespace lightning::worker {
 

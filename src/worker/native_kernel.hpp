@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/rect.hpp"
-#include "worker/kernel_registry.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
+#include "lightning_kokkos/internal/worker/kernel_registry.hpp"
 
 namespace lightning::worker {
 
