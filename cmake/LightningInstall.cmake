@@ -10,23 +10,16 @@ install(TARGETS lightning_kokkos EXPORT LightningKokkosTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# Every public header, and the runtime headers they include (listed: install_consumer fails
-# when one is missing), which keep their module folders under lightning_kokkos/internal/.
+# Every public header, and the runtime headers they include as
+# lightning_kokkos/internal/<folder>/<file> (and those include in turn), found by following
+# those include lines at install time (install_consumer fails when one is missing).
 install(DIRECTORY include/lightning_kokkos DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp")
-set(_lightning_internal_headers
-    core/data_type.hpp core/error.hpp core/ids.hpp core/point.hpp core/rect.hpp
-    core/reduction.hpp
-    annotation/kernel_signature.hpp
-    distribution/box_index.hpp distribution/chunk.hpp distribution/data_distribution.hpp
-    distribution/data_layout.hpp distribution/device_set.hpp distribution/placement.hpp
-    distribution/superblock.hpp distribution/work_distribution.hpp
-    kernel/device_code.hpp kernel/kernel_description.hpp kernel/kernel_registry.hpp
-    kernel/native_kernel.hpp)
-foreach(_h IN LISTS _lightning_internal_headers)
-  get_filename_component(_dir ${_h} DIRECTORY)
-  install(FILES src/${_h} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/internal/${_dir})
-endforeach()
+install(CODE "
+  set(LIGHTNING_PUBLIC_HEADER_DIRS \"${PROJECT_SOURCE_DIR}/include;${PROJECT_BINARY_DIR}/include\")
+  set(LIGHTNING_INTERNAL_HEADER_SOURCE \"${PROJECT_SOURCE_DIR}/src\")
+  set(LIGHTNING_INTERNAL_HEADER_DESTINATION \"${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/internal\")
+  include(\"${PROJECT_SOURCE_DIR}/cmake/LightningInstallInternalHeaders.cmake\")")
 install(FILES ${PROJECT_BINARY_DIR}/include/lightning_kokkos/build_config.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos)
 install(EXPORT LightningKokkosTargets NAMESPACE LightningKokkos::

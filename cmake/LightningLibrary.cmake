@@ -2,6 +2,8 @@
 # requirements. Shared, so that the modules' private dependencies (spdlog, fmt, ...) stay
 # private to it.
 include(GNUInstallDirs)  # the install include directory below, before LightningInstall
+include(LightningModuleBounds)
+lightning_module_boundaries()  # each module's include root; the map of the module_bounds test
 get_property(_lightning_modules GLOBAL PROPERTY LIGHTNING_MODULES)
 get_property(_lightning_deps GLOBAL PROPERTY LIGHTNING_MODULE_DEPENDS)
 list(REMOVE_DUPLICATES _lightning_deps)
@@ -20,10 +22,11 @@ target_include_directories(lightning_kokkos PUBLIC
   $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 # The public headers use a few runtime headers (ids, geometry, distributions, the kernel
-# registry): from src/ in the build tree, installed under lightning_kokkos/internal/.
+# registry) as lightning_kokkos/internal/<folder>/<file>: in the build tree through links to
+# src/<folder> (cmake/LightningModuleBounds.cmake), installed under the include directory.
+# Nothing else of src/ is on the path: a user's own core/error.hpp cannot collide with ours.
 target_include_directories(lightning_kokkos PUBLIC
-  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/src>
-  $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/lightning_kokkos/internal>)
+  $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/internal_include>)
 target_compile_features(lightning_kokkos PUBLIC cxx_std_17)
 target_link_libraries(lightning_kokkos
   PUBLIC Kokkos::kokkos MPI::MPI_CXX Threads::Threads ${CMAKE_DL_LIBS}

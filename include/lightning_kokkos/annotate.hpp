@@ -20,9 +20,9 @@
 #include <typeinfo>
 #include <utility>
 
-#include "core/reduction.hpp"
-#include "kernel/kernel_registry.hpp"
-#include "kernel/native_kernel.hpp"
+#include "lightning_kokkos/internal/core/reduction.hpp"
+#include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
+#include "lightning_kokkos/internal/kernel/native_kernel.hpp"
 #include "lightning_kokkos/kernel.hpp"
 
 namespace lightning {

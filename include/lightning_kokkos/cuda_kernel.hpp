@@ -26,11 +26,11 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/data_type.hpp"
-#include "core/error.hpp"
-#include "core/ids.hpp"
-#include "distribution/work_distribution.hpp"
-#include "kernel/kernel_registry.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
+#include "lightning_kokkos/internal/core/error.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/distribution/work_distribution.hpp"
+#include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
 #include "lightning_kokkos/view.hpp"
 
 namespace lightning {

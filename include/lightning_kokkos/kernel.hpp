@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernel/kernel_registry.hpp"
-#include "kernel/native_kernel.hpp"
+#include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
+#include "lightning_kokkos/internal/kernel/native_kernel.hpp"
 #include "lightning_kokkos/view.hpp"
 
 namespace lightning::detail {

@@ -3,9 +3,9 @@
 // dispatch.
 #pragma once
 
-#include "distribution/work_distribution.hpp"
 #include "lightning_kokkos/deep_copy.hpp"
 #include "lightning_kokkos/execution_space.hpp"
+#include "lightning_kokkos/internal/distribution/work_distribution.hpp"
 #include "lightning_kokkos/kernel.hpp"
 #include "lightning_kokkos/parallel.hpp"
 #include "lightning_kokkos/portability.hpp"

@@ -9,10 +9,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/data_type.hpp"
-#include "core/reduction.hpp"
 #include "lightning_kokkos/annotate.hpp"
 #include "lightning_kokkos/execution_space.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
+#include "lightning_kokkos/internal/core/reduction.hpp"
 #include "lightning_kokkos/kernel.hpp"
 
 namespace lightning::detail {

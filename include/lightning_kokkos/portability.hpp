@@ -12,9 +12,9 @@
 #include <string>
 #include <type_traits>
 
-#include "distribution/data_distribution.hpp"
-#include "distribution/work_distribution.hpp"
 #include "lightning_kokkos/execution_space.hpp"
+#include "lightning_kokkos/internal/distribution/data_distribution.hpp"
+#include "lightning_kokkos/internal/distribution/work_distribution.hpp"
 #include "lightning_kokkos/view.hpp"
 
 namespace lightning {

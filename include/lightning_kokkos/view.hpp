@@ -17,11 +17,11 @@
 #include <string>
 #include <type_traits>
 
-#include "core/data_type.hpp"
-#include "core/ids.hpp"
-#include "distribution/data_distribution.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/execution_space.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/distribution/data_distribution.hpp"
 
 #if defined(__GNUC__)
 #define LIGHTNING_UNLIKELY(x) __builtin_expect(!!(x), 0)

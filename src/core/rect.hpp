@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/point.hpp"
+#include "lightning_kokkos/internal/core/point.hpp"
 
 namespace lightning {
 

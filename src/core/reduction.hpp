@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/data_type.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
 
 namespace lightning {
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <vector>
 
-#include "core/point.hpp"
-#include "core/rect.hpp"
+#include "lightning_kokkos/internal/core/point.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
 
 namespace lightning {
 

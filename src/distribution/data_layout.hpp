@@ -5,12 +5,12 @@
 #include <optional>
 #include <vector>
 
-#include "core/ids.hpp"
-#include "core/point.hpp"
-#include "core/rect.hpp"
-#include "distribution/box_index.hpp"
-#include "distribution/chunk.hpp"
-#include "distribution/device_set.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/core/point.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
+#include "lightning_kokkos/internal/distribution/box_index.hpp"
+#include "lightning_kokkos/internal/distribution/chunk.hpp"
+#include "lightning_kokkos/internal/distribution/device_set.hpp"
 
 namespace lightning {
 

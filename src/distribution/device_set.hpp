@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/ids.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
 
 namespace lightning {
 

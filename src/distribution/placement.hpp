@@ -1,7 +1,7 @@
 // How the cells of a regular grid (chunks or superblocks) are dealt to devices.
 #pragma once
 
-#include "core/ids.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
 
 #include <cstddef>
 #include <cstdint>

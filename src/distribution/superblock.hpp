@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <string>
 
-#include "core/ids.hpp"
-#include "core/rect.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
 
 namespace lightning {
 

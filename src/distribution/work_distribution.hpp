@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "core/ids.hpp"
-#include "core/point.hpp"
-#include "core/rect.hpp"
-#include "distribution/data_layout.hpp"
-#include "distribution/device_set.hpp"
-#include "distribution/placement.hpp"
-#include "distribution/superblock.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/core/point.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
+#include "lightning_kokkos/internal/distribution/data_layout.hpp"
+#include "lightning_kokkos/internal/distribution/device_set.hpp"
+#include "lightning_kokkos/internal/distribution/placement.hpp"
+#include "lightning_kokkos/internal/distribution/superblock.hpp"
 
 namespace lightning {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "annotation/kernel_signature.hpp"
-#include "core/data_type.hpp"
+#include "lightning_kokkos/internal/annotation/kernel_signature.hpp"
+#include "lightning_kokkos/internal/core/data_type.hpp"
 
 namespace lightning::kernel {
 

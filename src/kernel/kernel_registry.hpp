@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "core/ids.hpp"
-#include "core/rect.hpp"
-#include "core/reduction.hpp"
-#include "kernel/device_code.hpp"
-#include "kernel/kernel_description.hpp"
+#include "lightning_kokkos/internal/core/ids.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
+#include "lightning_kokkos/internal/core/reduction.hpp"
+#include "lightning_kokkos/internal/kernel/device_code.hpp"
+#include "lightning_kokkos/internal/kernel/kernel_description.hpp"
 
 namespace lightning::kernel {
 

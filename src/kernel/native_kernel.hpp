@@ -7,8 +7,8 @@
 #include <optional>
 #include <type_traits>
 
-#include "core/rect.hpp"
-#include "kernel/kernel_registry.hpp"
+#include "lightning_kokkos/internal/core/rect.hpp"
+#include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
 
 namespace lightning::kernel {
 

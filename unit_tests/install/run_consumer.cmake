@@ -9,6 +9,16 @@ endfunction()
 
 file(REMOVE_RECURSE ${WORK_DIR})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+# The package's include path is the include directory alone (the runtime headers the public
+# ones need are under lightning_kokkos/internal/ there), so a user's core/error.hpp is safe.
+file(GLOB _targets ${WORK_DIR}/prefix/lib*/cmake/LightningKokkos/LightningKokkosTargets.cmake)
+file(STRINGS "${_targets}" _line REGEX "INTERFACE_INCLUDE_DIRECTORIES")
+string(REGEX REPLACE "^.*INTERFACE_INCLUDE_DIRECTORIES \"(.*)\"$" "\\1" _includes "${_line}")
+string(REPLACE "\\" "" _includes "${_includes}")  # file(STRINGS) wrote each ; as \;
+list(REMOVE_DUPLICATES _includes)
+if(NOT _includes STREQUAL "\${_IMPORT_PREFIX}/include")
+  message(FATAL_ERROR "installed include path is not <prefix>/include alone: ${_includes}")
+endif()
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DKokkos_DIR=${KOKKOS_DIR})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)

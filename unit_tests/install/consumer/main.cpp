@@ -1,9 +1,12 @@
 // A user's program built against the installed package only, written as the user guide says:
 // a LIGHTNING_KERNEL stencil and a reduction on lightning::Distributed, checked on the host.
+// It has its own core/error.hpp, which the package's headers must not pick up.
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <cstring>
 #include <lightning_kokkos/lightning_kokkos.hpp>
+
+#include "core/error.hpp"
 
 struct Stencil {
   lightning::View<const float*> in;
@@ -38,7 +41,8 @@ int main(int argc, char* argv[]) {
   // Inside: 3 each; the two ends keep their 1.
   const double expected = 3.0 * (n - 2) + 2.0;
   if (total != expected || host(0) != 1.0f || host(1) != 3.0f || host(n - 1) != 1.0f ||
-      std::strcmp(lightning::version(), LIGHTNING_VERSION_STRING) != 0) {
+      std::strcmp(lightning::version(), LIGHTNING_VERSION_STRING) != 0 ||
+      consumer::kOwnErrorHeader != 1) {
     std::fprintf(stderr, "consumer: wrong result %f (expected %f)\n", total, expected);
     return 1;
   }
