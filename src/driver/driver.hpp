@@ -12,30 +12,29 @@
 #include <vector>
 
 #include "annotation/annotation_cache.hpp"
-#include "comm/loopback_transport.hpp"
 #include "core/config.hpp"
 #include "core/ids.hpp"
 #include "distribution/data_distribution.hpp"
 #include "distribution/work_distribution.hpp"
 #include "driver/cluster.hpp"
 #include "driver/launch.hpp"
+#include "driver/worker_group.hpp"
 #include "planner/planner.hpp"
 #include "planner/task_failure.hpp"
 #include "worker/fragment_context.hpp"
-#include "worker/trace_writer.hpp"
 #include "worker/worker.hpp"
 
 namespace lightning::driver {
 
-/// Runs requests on the workers: those of this process (in-process mode), or one worker per
-/// rank of an MPI run (on rank 0; see Cluster and join()).
+/// Runs requests on a WorkerGroup: the workers of this process (in-process mode), or one
+/// worker per rank of an MPI run (on rank 0; see Cluster and join()).
 ///
 /// Launches, fills, writes and deletes return at once and run in order of their data; reads,
 /// scalar reductions and fence() wait. A task that fails makes the next fence(), read() or
 /// reduction throw an Error naming the kernel and superblock (or the task), of the kind of the
 /// underlying error: kTask for a kernel's own exception, kOutOfMemory, kCuda, ... (see
 /// task_error); the runtime stays usable.
-class Driver final : private Cluster::Listener {
+class Driver final {
  public:
   /// `workers` workers in this process (each with Config::devices's devices), joined by an
   /// in-process transport. Throws Error(kConfig) for devices this build cannot drive.
@@ -44,8 +43,10 @@ class Driver final : private Cluster::Listener {
   /// contributes the devices it drives under `config`, numbered rank by rank. Throws
   /// Error(kConfig) naming a rank that cannot take part, Error(kCommunication) for one lost.
   Driver(const Config& config, std::shared_ptr<Cluster> cluster);
+  /// Runs on `workers` (either of the above, or a group of a test's own).
+  Driver(const Config& config, std::unique_ptr<WorkerGroup> workers);
   /// Fences, then stops every worker (worker ranks go back to serving).
-  ~Driver() override;
+  ~Driver();
   Driver(const Driver&) = delete;
   Driver& operator=(const Driver&) = delete;
 
@@ -81,26 +82,18 @@ class Driver final : private Cluster::Listener {
     Point extent;
   };
 
-  void on_task_completed(int rank, TaskId task,
-                         const std::optional<planner::TaskFailure>& failure) override;
-  void on_rank_lost(int rank, const std::string& reason) override;
-  void start_local_workers(int workers);
+  void on_lost(const std::string& reason);
   void submit(const planner::Plan& plan, const worker::FragmentContext& context);
   void wait_for(const std::vector<TaskId>& tasks);
   void on_completed(TaskId task, std::optional<planner::TaskFailure> failure);
   void throw_pending_error();
   planner::HostBufferId next_buffer() { return planner::HostBufferId{next_buffer_++}; }
 
-  std::shared_ptr<Cluster> cluster_;  // null in-process; declared first: destroyed last
-  uint64_t session_ = 0;              // over MPI: this driver's session on the worker ranks
+  std::unique_ptr<WorkerGroup> workers_;  // declared first: stopped in the destructor's body
   Config config_;
   planner::Planner planner_;
   annotation::AnnotationCache annotations_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
-  comm::LoopbackTransport loopback_;  // in-process mode
-  comm::Transport* transport_ = nullptr;
-  std::unique_ptr<worker::TraceWriter> trace_;
-  std::vector<std::unique_ptr<worker::Worker>> workers_;
   uint64_t next_buffer_ = 1;
 
   // Completions from the workers' threads.

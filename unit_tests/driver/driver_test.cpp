@@ -1,0 +1,120 @@
+// The driver alone, over a fake group of workers that records what it is handed and completes
+// (or fails) each task at once: what reaches which worker, and how completions, failures and a
+// lost rank come back to the application.
+#include "driver/driver.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "distribution/data_distribution.hpp"
+
+namespace lightning::driver {
+namespace {
+
+struct Record {
+  std::map<uint64_t, std::vector<std::string>> tasks;  // by worker: describe(task)
+  std::vector<TaskId> fail;                            // tasks to report failed (once each)
+  bool lose_on_next_submit = false;
+  bool stopped = false;
+};
+
+class FakeWorkers final : public WorkerGroup {
+ public:
+  explicit FakeWorkers(Record& record) : record_(record), devices_(DeviceSet::uniform(2, 1)) {}
+  const DeviceSet& devices() const override { return devices_; }
+  void start(WorkerEvents events) override { events_ = std::move(events); }
+  void submit(WorkerId worker, std::vector<planner::Task> tasks,
+              const std::shared_ptr<const worker::FragmentContext>&) override {
+    if (record_.lose_on_next_submit) {
+      record_.lose_on_next_submit = false;
+      events_.lost("rank 1 (worker W1) was lost: test");
+    }
+    for (const planner::Task& t : tasks) {
+      record_.tasks[worker.value()].push_back(planner::describe(t));
+      std::optional<planner::TaskFailure> failure;
+      for (TaskId f : record_.fail)
+        if (f == t.id) failure = planner::failure_of(t, ErrorKind::kTask, "injected");
+      events_.completed(t.id, failure);
+    }
+  }
+  std::vector<worker::Worker::MemoryReport> memory_reports() override { return {{}, {}}; }
+  void stop() override { record_.stopped = true; }
+  std::string describe() const override { return "2 fake workers"; }
+
+ private:
+  Record& record_;
+  DeviceSet devices_;
+  WorkerEvents events_;
+};
+
+size_t count_of(const std::vector<std::string>& tasks, const std::string& kind) {
+  size_t n = 0;
+  for (const std::string& t : tasks) n += t.find(" " + kind) != std::string::npos;
+  return n;
+}
+
+TEST(Driver, HandsEachWorkerItsFragmentAndStopsThemAtTheEnd) {
+  Record record;
+  {
+    Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+    EXPECT_EQ(d.devices().size(), 2u);
+    const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+    const double one = 1;
+    d.fill(a, Rect(Point{0}, Point{8}), &one);
+    d.fence();
+    // One chunk per device, each filled on its own worker; a barrier on each for the fence.
+    for (uint64_t w : {0u, 1u}) {
+      EXPECT_EQ(count_of(record.tasks[w], "CreateChunk"), 1u) << w;
+      EXPECT_EQ(count_of(record.tasks[w], "Fill"), 1u) << w;
+      EXPECT_EQ(count_of(record.tasks[w], "Barrier"), 1u) << w;
+    }
+    EXPECT_EQ(d.memory_reports().size(), 2u);
+    EXPECT_FALSE(record.stopped);
+  }
+  EXPECT_TRUE(record.stopped);
+}
+
+TEST(Driver, AFailureIsThrownAtTheNextFenceOnceAndTheDriverStaysUsable) {
+  Record record;
+  Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+  const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+  d.fence();
+  const double one = 1;
+  d.fill(a, Rect(Point{0}, Point{8}), &one);
+  EXPECT_NO_THROW(d.fence());
+  // Every task of the next fill (on worker 1) fails.
+  const size_t before = record.tasks[1].size();
+  for (uint64_t id = 1; id < 200; ++id) record.fail.push_back(TaskId(id));
+  d.fill(a, Rect(Point{4}, Point{8}), &one);
+  ASSERT_GT(record.tasks[1].size(), before);
+  record.fail.clear();
+  try {
+    d.fence();
+    FAIL() << "the failed fill was not reported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kTask);
+    EXPECT_NE(std::string(e.what()).find("injected"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(d.fence());  // reported once
+}
+
+TEST(Driver, ALostRankEndsEveryWaitWithACommunicationError) {
+  Record record;
+  Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+  record.lose_on_next_submit = true;
+  try {
+    d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+    d.fence();
+    FAIL() << "a lost rank was not reported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
+    EXPECT_EQ(e.message(), "rank 1 (worker W1) was lost: test");
+  }
+}
+
+}  // namespace
+}  // namespace lightning::driver
