@@ -20,15 +20,14 @@ bool Scheduler::needs_staging(const Task& t) const {
 void Scheduler::submit(const std::vector<Task>& tasks) {
   for (const Task& t : tasks) {
     Node n{t, State::kWaiting, 0, {}, {}, {}, 0};
-    if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind))
-      chunks_[c->chunk] = {c->device, c->bytes};
+    if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind)) chunks_.add(*c);
     // Budget: an Execute counts on its device, other tasks on their first chunk's home.
     if (const auto* e = std::get_if<planner::ExecuteTask>(&t.kind)) n.device = e->device;
     for (const auto& a : t.accesses) {
-      auto it = chunks_.find(a.chunk);
-      if (it == chunks_.end()) continue;
-      if (!n.device.valid()) n.device = it->second.first;
-      n.bytes += it->second.second;
+      const ChunkLayout* chunk = chunks_.find(a.chunk);
+      if (!chunk) continue;
+      if (!n.device.valid()) n.device = chunk->device;
+      n.bytes += chunk->bytes;
     }
     for (TaskId d : t.deps) {
       auto it = nodes_.find(d);
@@ -143,7 +142,7 @@ void Scheduler::on_message(uint64_t tag, TaskId failed) {
 void Scheduler::finish(Node& n, std::optional<planner::TaskFailure> failure) {
   if (failure) planner::identify(*failure, n.task);
   sink_.completed(n.task, failure);
-  if (const auto* d = std::get_if<planner::DeleteChunkTask>(&n.task.kind)) chunks_.erase(d->chunk);
+  if (const auto* d = std::get_if<planner::DeleteChunkTask>(&n.task.kind)) chunks_.remove(d->chunk);
   // What its successors are skipped because of: the failed task at the root.
   TaskId root;
   if (failure) {

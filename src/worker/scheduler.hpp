@@ -12,6 +12,7 @@
 #include "core/ids.hpp"
 #include "planner/task.hpp"
 #include "planner/task_failure.hpp"
+#include "worker/chunk_table.hpp"
 
 namespace lightning::worker {
 
@@ -66,6 +67,8 @@ class Scheduler {
   size_t pending() const { return nodes_.size(); }
   /// Bytes staged ahead on `device` (tasks staged or running).
   uint64_t staged_bytes(DeviceId device) const;
+  /// The chunks of the tasks submitted, from their CreateChunk to their DeleteChunk's end.
+  const ChunkTable& chunks() const { return chunks_; }
 
  private:
   enum class State { kWaiting, kReady, kStaging, kRunning };
@@ -103,8 +106,8 @@ class Scheduler {
   // Messages whose Recv is not here yet, with the failed task a failed Send names.
   std::unordered_map<uint64_t, TaskId> arrived_tags_;
   std::unordered_map<uint64_t, TaskId> recv_of_tag_;  // Recvs still missing their message
-  std::unordered_map<ChunkId, std::pair<DeviceId, uint64_t>> chunks_;  // home device, bytes
-  std::map<uint64_t, Staged> staged_;                                  // by device
+  ChunkTable chunks_;
+  std::map<uint64_t, Staged> staged_;  // by device
   // Tasks that failed or were skipped, with the failed task at the root: a fragment submitted
   // later may still depend on them (failures are rare, so this stays small).
   std::unordered_map<TaskId, TaskId> failed_;

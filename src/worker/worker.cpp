@@ -6,8 +6,8 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "kernel/array_binding.hpp"
 #include "kernel/kernel_registry.hpp"
+#include "worker/kernel_run_binding.hpp"
 #include "worker/region_ops.hpp"
 
 namespace lightning::worker {
@@ -37,13 +37,6 @@ std::optional<planner::TaskFailure> failure_from(const std::exception_ptr& e) {
   }
 }
 
-planner::TaskFailure failure_from(ErrorKind kind, std::string what) {
-  planner::TaskFailure f;
-  f.error = kind;
-  f.what = std::move(what);
-  return f;
-}
-
 }  // namespace
 
 // Where a chunk's storage should start relative to an aligned address: where its first
@@ -52,7 +45,7 @@ planner::TaskFailure failure_from(ErrorKind kind, std::string what) {
 // (which starts one element before its owned part) keeps its owned elements where a whole
 // array has them, on aligned 128-byte lines.
 uint64_t Worker::alignment_phase(ChunkId chunk) const {
-  const ChunkMeta& meta = chunks_.at(chunk);
+  const ChunkLayout& meta = chunks().at(chunk);
   const int rank = meta.box.rank();
   if (rank == 0) return 0;
   const uint64_t lo = static_cast<uint64_t>(meta.box.lo()[rank - 1]);
@@ -66,11 +59,32 @@ class Worker::Sink final : public SchedulerSink {
   void stage(const Task& task) override { w_.stage_task(task); }
   void run(const Task& task) override { w_.run_task(task); }
   void unstage(const Task& task) override {
-    w_.running_.erase(task.id);
-    w_.staging_ops_.push(UnstageOp{task.id});
+    w_.staged_.erase(task.id);
+    w_.staging_->unstage(task.id);
   }
   void completed(const Task& task, const std::optional<planner::TaskFailure>& failure) override {
     w_.report_completion(task, failure);
+  }
+
+ private:
+  Worker& w_;
+};
+
+// What the Send/Recv protocol asks of the worker, answered on the scheduler thread (but
+// post_received, which comes from a transport thread and only posts).
+class Worker::ExchangePort final : public DataExchange::Port {
+ public:
+  explicit ExchangePort(Worker& w) : w_(w) {}
+  void run_on_host(const Task& task, std::vector<HostAccess> accesses,
+                   Device::HostJob job) override {
+    w_.run_on_host(task, std::move(accesses), std::move(job));
+  }
+  Device::Done finished(const Task& task) override { return w_.finished(task); }
+  void* block_in_place(const PlacedBuffer& buffer, const Rect& region) const override {
+    return w_.block_in_place(buffer, region);
+  }
+  void post_received(TaskId task, comm::Payload payload, std::string error) override {
+    w_.events_.push(ReceivedEvent{task, std::move(payload), std::move(error)});
   }
 
  private:
@@ -84,7 +98,8 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
       platform_(required(options_.platform)),
       sink_(std::make_unique<Sink>(*this)),
       scheduler_(std::make_unique<Scheduler>(*sink_, options_.staging_limit)),
-      memory_(std::make_unique<MemoryManager>(options_.memory, platform_->memory())) {
+      exchange_port_(std::make_unique<ExchangePort>(*this)),
+      exchange_(std::make_unique<DataExchange>(options_.id, transport, *exchange_port_)) {
   const std::string w = options_.id.to_string();
   for (DeviceId d : options_.devices) {
     device_index_[d] = devices_.size();
@@ -95,35 +110,36 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
     }
   }
   host_copy_ = std::make_unique<Engine>(w + " host copy");
-  if (options_.trace) {
-    host_copy_track_ = options_.trace->track(w + " host copy");
-    staging_track_ = options_.trace->track(w + " staging (eviction, disk)");
-  }
+  if (options_.trace) host_copy_track_ = options_.trace->track(w + " host copy");
+  StagingThread::Replies replies{[this](TaskId t, std::vector<void*> pointers) {
+                                   events_.push(StagedEvent{t, std::move(pointers)});
+                                 },
+                                 [this](TaskId t, planner::TaskFailure f) {
+                                   events_.push(StageFailedEvent{t, std::move(f)});
+                                 },
+                                 [this](TaskId t, std::exception_ptr e) {
+                                   events_.push(RanEvent{t, std::move(e)});
+                                 }};
+  staging_ = std::make_unique<StagingThread>(
+      options_.memory, platform_->memory(), options_.devices, std::move(replies), options_.trace,
+      options_.trace ? options_.trace->track(w + " staging (eviction, disk)") : -1);
   transport_.set_handler(options_.id,
                          [this](comm::DataMessage m) { events_.push(ArrivedEvent{std::move(m)}); });
   scheduler_thread_ = std::thread([this] { scheduler_loop(); });
-  staging_thread_ = std::thread([this] { staging_loop(); });
 }
 
 Worker::~Worker() {
   events_.push(StopEvent{});
-  staging_ops_.push(StopOp{});
   scheduler_thread_.join();
-  staging_thread_.join();
-  // Executors finish their queued jobs when destroyed; their completions go to the queues,
-  // which nobody reads any more.
+  // Engines finish their queued jobs when destroyed, in chunks the memory manager still holds;
+  // their completions go to the event queue, which nobody reads any more.
   devices_.clear();
   host_copy_.reset();
+  staging_.reset();
 }
 
 void Worker::submit(std::vector<Task> tasks, std::shared_ptr<const FragmentContext> context) {
   events_.push(SubmitEvent{std::move(tasks), std::move(context)});
-}
-
-Worker::MemoryReport Worker::memory_report() {
-  MessageQueue<MemoryReport> reply;
-  staging_ops_.push(ReportOp{[&reply](MemoryReport r) { reply.push(std::move(r)); }});
-  return reply.pop();
 }
 
 // ---- scheduler thread ----
@@ -133,24 +149,25 @@ void Worker::scheduler_loop() {
     Event event = events_.pop();
     if (std::holds_alternative<StopEvent>(event)) return;
     try {
-      std::visit(Overloaded{
-                     [&](SubmitEvent& e) { handle(e); },
-                     [&](StagedEvent& e) {
-                       running_[e.task].pointers = std::move(e.pointers);
-                       scheduler_->on_staged(e.task);
-                     },
-                     [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
-                     [&](RanEvent& e) { scheduler_->on_ran(e.task, failure_from(e.error)); },
-                     [&](ReceivedEvent& e) { on_received(e); },
-                     [&](ArrivedEvent& e) {
-                       const uint64_t tag = e.message.tag;
-                       const TaskId failed = e.message.failed_task;
-                       messages_[tag] = std::move(e.message);
-                       scheduler_->on_message(tag, failed);
-                     },
-                     [&](StopEvent&) {},
-                 },
-                 event);
+      std::visit(
+          Overloaded{
+              [&](SubmitEvent& e) { handle(e); },
+              [&](StagedEvent& e) {
+                staged_[e.task] = std::move(e.pointers);
+                scheduler_->on_staged(e.task);
+              },
+              [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
+              [&](RanEvent& e) { scheduler_->on_ran(e.task, failure_from(e.error)); },
+              [&](ReceivedEvent& e) { exchange_->received(e.task, std::move(e.payload), e.error); },
+              [&](ArrivedEvent& e) {
+                const uint64_t tag = e.message.tag;
+                const TaskId failed = e.message.failed_task;
+                exchange_->arrived(std::move(e.message));
+                scheduler_->on_message(tag, failed);
+              },
+              [&](StopEvent&) {},
+          },
+          event);
     } catch (const std::exception& e) {
       // A broken invariant of the worker itself: report it rather than die silently.
       planner::TaskFailure f = planner::failure_of(e);
@@ -162,20 +179,20 @@ void Worker::scheduler_loop() {
 }
 
 void Worker::handle(SubmitEvent& e) {
-  for (const Task& t : e.tasks) {
-    if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind))
-      chunks_[c->chunk] = {c->box, c->element_size, c->type,
-                           device_index_.count(c->device) ? c->device : DeviceId()};
-    contexts_[t.id] = e.context;
-  }
+  for (const Task& t : e.tasks) contexts_[t.id] = e.context;
   scheduler_->submit(e.tasks);
+}
+
+DeviceId Worker::home_of(ChunkId chunk) const {
+  const DeviceId device = chunks().at(chunk).device;
+  return device_index_.count(device) ? device : DeviceId();
 }
 
 MemorySpace Worker::space_for(const Task& task, ChunkId chunk) const {
   if (const auto* e = std::get_if<planner::ExecuteTask>(&task.kind))
     return MemorySpace::of_device(e->device);
-  const ChunkMeta& meta = chunks_.at(chunk);
-  return meta.home.valid() ? MemorySpace::of_device(meta.home) : MemorySpace::host();
+  const DeviceId home = home_of(chunk);
+  return home.valid() ? MemorySpace::of_device(home) : MemorySpace::host();
 }
 
 void Worker::stage_task(const Task& task) {
@@ -183,33 +200,39 @@ void Worker::stage_task(const Task& task) {
   // into all of it) need not have its old bytes staged. Kernels are not trusted to write every
   // element they declare.
   const bool data_task = !std::holds_alternative<planner::ExecuteTask>(task.kind);
-  StageOp op{task.id, {}};
+  std::vector<StageRequest> requests;
   for (const auto& a : task.accesses) {
     const bool write = a.mode != planner::ChunkAccessMode::kRead;
     const bool overwrites = data_task && a.mode == planner::ChunkAccessMode::kWrite &&
-                            a.region == chunks_.at(a.chunk).box;
-    op.requests.push_back({a.chunk, space_for(task, a.chunk), write, overwrites});
+                            a.region == chunks().at(a.chunk).box;
+    requests.push_back({a.chunk, space_for(task, a.chunk), write, overwrites});
   }
-  staging_ops_.push(std::move(op));
+  staging_->stage(task.id, std::move(requests));
 }
 
 PlacedBuffer Worker::placed(const Task& task, size_t access, void* data) const {
   const ChunkId chunk = task.accesses.at(access).chunk;
-  const ChunkMeta& meta = chunks_.at(chunk);
-  return {data, meta.box, meta.element_size, space_for(task, chunk)};
+  const ChunkLayout& layout = chunks().at(chunk);
+  return {data, layout.box, layout.element_size, space_for(task, chunk)};
 }
 
 // Data tasks run on the engines of the device holding the task's first chunk that lives on a
 // device; with every chunk in host memory, on the worker's host copy engine (nullptr).
 Device* Worker::device_for(const Task& task, int* track) const {
   for (const auto& a : task.accesses) {
-    const ChunkMeta& meta = chunks_.at(a.chunk);
-    if (!meta.home.valid()) continue;
-    *track = options_.trace ? copy_track_.at(meta.home) : -1;
-    return devices_[device_index_.at(meta.home)].get();
+    const DeviceId home = home_of(a.chunk);
+    if (!home.valid()) continue;
+    *track = options_.trace ? copy_track_.at(home) : -1;
+    return devices_[device_index_.at(home)].get();
   }
   *track = host_copy_track_;
   return nullptr;
+}
+
+Device::Done Worker::finished(const Task& task) {
+  int track = -1;
+  device_for(task, &track);
+  return finished(task, track);
 }
 
 // Reports a task's end to the scheduler thread, traced as one slice with the bytes it moves.
@@ -217,7 +240,7 @@ Device::Done Worker::finished(const Task& task, int track) {
   uint64_t bytes = 0;
   if (!task.accesses.empty()) {
     const auto& a = task.accesses.back();  // the written region: what moves
-    bytes = static_cast<uint64_t>(a.region.volume()) * chunks_.at(a.chunk).element_size;
+    bytes = static_cast<uint64_t>(a.region.volume()) * chunks().at(a.chunk).element_size;
   }
   return [this, track, name = std::string(planner::name_of(task.kind)), task_id = task.id, bytes](
              std::exception_ptr e, OpSpan span) {
@@ -258,9 +281,8 @@ void Worker::record(int track, const std::string& name, OpSpan span, std::vector
 void Worker::run_task(const Task& task) {
   std::shared_ptr<const FragmentContext> context = contexts_.at(task.id);
   static const std::vector<void*> kUnstaged;  // tasks that need no staging
-  auto staged = running_.find(task.id);
-  const std::vector<void*>& pointers =
-      staged == running_.end() ? kUnstaged : staged->second.pointers;
+  auto staged = staged_.find(task.id);
+  const std::vector<void*>& pointers = staged == staged_.end() ? kUnstaged : staged->second;
   auto buffer = [&](size_t access) { return placed(task, access, pointers.at(access)); };
   auto host_buffer = [&](planner::HostBufferId id) {
     const HostBuffer& h = context->host_buffers.at(id.value);
@@ -274,33 +296,15 @@ void Worker::run_task(const Task& task) {
   std::visit(
       Overloaded{
           [&](const planner::CreateChunkTask& t) {
-            staging_ops_.push(CreateOp{task.id, t.chunk, t.bytes, alignment_phase(t.chunk)});
+            staging_->create(task.id, t.chunk, t.bytes, alignment_phase(t.chunk));
           },
-          [&](const planner::DeleteChunkTask& t) {
-            chunks_.erase(t.chunk);
-            staging_ops_.push(DeleteOp{task.id, t.chunk});
-          },
+          [&](const planner::DeleteChunkTask& t) { staging_->remove(task.id, t.chunk); },
           [&](const planner::BarrierTask&) {
             events_.push(RanEvent{task.id, {}});
           },
           [&](const planner::ExecuteTask& t) {
-            const kernel::KernelInfo& info = kernel::KernelRegistry::get(t.kernel);
             std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
-            KernelRun run{&info,        launch->name, launch->functor,
-                          t.superblock, nullptr,      launch->reduction};
-            kernel::clear_arrays(run.functor.data(), launch->arrays);  // unbound: nothing to touch
-            for (size_t i = 0; i < task.accesses.size(); ++i) {
-              const ChunkId c = task.accesses[i].chunk;
-              if (c == t.scalar_partial) {
-                run.partial = pointers.at(i);
-                continue;
-              }
-              const auto& binding = t.bindings.at(i);
-              for (const kernel::ArraySlot& slot : launch->arrays)
-                if (slot.param == binding.param)
-                  kernel::bind_array(run.functor.data(), slot, pointers.at(i), chunks_.at(c).box,
-                                     launch->extents.at(slot.param));
-            }
+            KernelRun run = bound_kernel_run(task, t, *launch, pointers, chunks());
             const int track = compute_track_.count(t.device) ? compute_track_.at(t.device) : -1;
             devices_[device_index_.at(t.device)]->launch(
                 std::move(run), [this, track, id = task.id, name = launch->name,
@@ -338,10 +342,10 @@ void Worker::run_task(const Task& task) {
                 });
           },
           [&](const planner::SendTask& t) {
-            run_send(task, t, t.src.valid() ? buffer(0) : host_buffer(t.host_src));
+            exchange_->send(task, t, t.src.valid() ? buffer(0) : host_buffer(t.host_src));
           },
           [&](const planner::RecvTask& t) {
-            run_recv(task, t, t.dst.valid() ? buffer(0) : host_buffer(t.host_dst));
+            exchange_->recv(task, t, t.dst.valid() ? buffer(0) : host_buffer(t.host_dst));
           },
       },
       task.kind);
@@ -352,113 +356,13 @@ void* Worker::block_in_place(const PlacedBuffer& buffer, const Rect& region) con
   return host_memory ? worker::contiguous_block(buffer.view(), region) : nullptr;
 }
 
-// A Send lends the transport the chunk's bytes when they lie in host-addressable memory as one
-// block, and is done once they are sent; otherwise it packs them into a payload of its own.
-void Worker::run_send(const Task& task, const planner::SendTask& send, PlacedBuffer src) {
-  comm::DataMessage m;
-  m.from = options_.id;
-  m.to = send.to;
-  m.tag = send.tag;
-  if (void* block = block_in_place(src, send.region)) {
-    int track = -1;
-    device_for(task, &track);
-    m.lent.data = block;
-    m.lent.size = static_cast<size_t>(send.region.volume()) * src.elem_size;
-    m.lent.release = [done = finished(task, track), start = std::chrono::steady_clock::now()] {
-      done(nullptr, {start, std::chrono::steady_clock::now()});
-    };
-    try {
-      transport_.send(std::move(m));
-    } catch (const std::exception&) {  // not taken: the bytes will not be released
-      events_.push(RanEvent{task.id, std::current_exception()});
-    }
-    return;
-  }
-  run_on_host(task, {{src, send.region, true, false}},
-              [this, region = send.region, m = std::move(m)](const auto& b) mutable {
-                m.payload.resize(static_cast<size_t>(region.volume()) * b[0].elem_size);
-                worker::pack_region(m.payload.data(), b[0], region);
-                transport_.send(std::move(m));
-              });
-}
-
-// A Recv whose payload arrived whole unpacks it. One announced by the transport is received
-// straight into the chunk where it can be (host-addressable memory, one block), otherwise into
-// a buffer of the transport's, then unpacked.
-void Worker::run_recv(const Task& task, const planner::RecvTask& recv, PlacedBuffer dst) {
-  comm::DataMessage message = std::move(messages_.at(recv.tag));
-  messages_.erase(recv.tag);
-  const size_t expected = static_cast<size_t>(recv.region.volume()) * dst.elem_size;
-  if (message.pending_size == 0) {
-    if (message.payload.size() != expected)
-      return events_.push(RanEvent{task.id, wrong_size(message.payload.size(), expected)});
-    return unpack(task, dst, std::make_shared<comm::Payload>(std::move(message.payload)));
-  }
-  void* block = message.pending_size == expected ? block_in_place(dst, recv.region) : nullptr;
-  receiving_.emplace(task.id,
-                     Receiving{task, dst, message.pending_size, std::chrono::steady_clock::now()});
-  transport_.receive(options_.id, recv.tag, block,
-                     [this, id = task.id](comm::Payload payload, std::string error) {
-                       events_.push(ReceivedEvent{id, std::move(payload), std::move(error)});
-                     });
-}
-
-void Worker::on_received(ReceivedEvent& e) {
-  auto it = receiving_.find(e.task);
-  Receiving r = std::move(it->second);
-  receiving_.erase(it);
-  if (!e.error.empty())
-    return scheduler_->on_ran(e.task, failure_from(ErrorKind::kCommunication, e.error));
-  const size_t expected =
-      static_cast<size_t>(std::get<planner::RecvTask>(r.task.kind).region.volume()) *
-      r.dst.elem_size;
-  if (r.size != expected)
-    return scheduler_->on_ran(e.task, failure_from(wrong_size(r.size, expected)));
-  if (e.payload.empty()) {  // it went where run_recv said (announced payloads are never empty)
-    int track = -1;
-    device_for(r.task, &track);
-    return finished(r.task, track)(nullptr, {r.start, std::chrono::steady_clock::now()});
-  }
-  unpack(r.task, r.dst, std::make_shared<comm::Payload>(std::move(e.payload)));
-}
-
-void Worker::unpack(const Task& task, PlacedBuffer dst, std::shared_ptr<comm::Payload> payload) {
-  const Rect region = std::get<planner::RecvTask>(task.kind).region;
-  run_on_host(task, {{dst, region, false, true}}, [payload, region](const auto& b) {
-    worker::unpack_region(b[0], payload->data(), region);
-  });
-}
-
-std::exception_ptr Worker::wrong_size(size_t got, size_t expected) {
-  return std::make_exception_ptr(
-      Error(ErrorKind::kCommunication,
-            "message of " + std::to_string(got) + " bytes, expected " + std::to_string(expected)));
-}
-
 void Worker::report_completion(const Task& task,
                                const std::optional<planner::TaskFailure>& failure) {
-  // A Send that will never run still owes its Recv a message: one naming the failed task
-  // (the Send, or the task at the root of what it was skipped for), so the Recv is skipped.
-  if (failure)
-    if (const auto* s = std::get_if<planner::SendTask>(&task.kind)) {
-      comm::DataMessage m;
-      m.from = options_.id;
-      m.to = s->to;
-      m.tag = s->tag;
-      m.failed_task = failure->skipped() ? failure->caused_by : task.id;
-      transport_.send(std::move(m));
-    }
-  if (const auto* r = std::get_if<planner::RecvTask>(&task.kind)) {
-    // A Recv that did not run still takes its announced payload, so that the Send finishes.
-    auto it = messages_.find(r->tag);
-    if (it != messages_.end() && it->second.pending_size > 0)
-      transport_.receive(options_.id, r->tag, nullptr, [](comm::Payload, std::string) {});
-    if (it != messages_.end()) messages_.erase(it);
-  }
+  exchange_->ended(task, failure);
   std::optional<planner::TaskFailure> reported = failure;
   if (reported && reported->kernel) name_kernel(task, *reported->kernel);
   contexts_.erase(task.id);
-  running_.erase(task.id);
+  staged_.erase(task.id);
   on_completed_(options_.id, task.id, reported);
 }
 
@@ -472,81 +376,6 @@ void Worker::name_kernel(const Task& task, planner::TaskFailure::Kernel& names) 
   auto launch = context->second->launches.find(e.launch);
   if (launch != context->second->launches.end() && launch->second)
     names.label = launch->second->name;
-}
-
-// ---- staging thread ----
-
-void Worker::staging_loop() {
-  std::map<TaskId, StageOp> waiting;  // staging that must wait for space, oldest first
-  auto try_stage = [&](StageOp& op) {
-    try {
-      const OpSpan span{std::chrono::steady_clock::now(), {}};
-      const MemoryCounters before = memory_->counters();
-      if (memory_->stage(op.task.value(), op.requests) == StageResult::kRetryLater) return false;
-      const MemoryCounters& after = memory_->counters();
-      if (after.bytes_copied != before.bytes_copied || after.disk_writes != before.disk_writes ||
-          after.disk_reads != before.disk_reads)
-        record(staging_track_, "stage " + op.task.to_string(),
-               {span.start, std::chrono::steady_clock::now()},
-               {{"bytes_copied", after.bytes_copied - before.bytes_copied},
-                {"bytes_to_disk", after.bytes_written_to_disk - before.bytes_written_to_disk},
-                {"bytes_from_disk", after.bytes_read_from_disk - before.bytes_read_from_disk}});
-      std::vector<void*> pointers;
-      for (const StageRequest& r : op.requests) pointers.push_back(memory_->data(r.chunk, r.where));
-      events_.push(StagedEvent{op.task, std::move(pointers)});
-    } catch (const std::exception&) {
-      events_.push(StageFailedEvent{op.task, *failure_from(std::current_exception())});
-    }
-    return true;
-  };
-  auto retry_waiting = [&] {
-    for (auto it = waiting.begin(); it != waiting.end();)
-      it = try_stage(it->second) ? waiting.erase(it) : std::next(it);
-  };
-  for (;;) {
-    StagingOp op = staging_ops_.pop();
-    if (std::holds_alternative<StopOp>(op)) return;
-    std::visit(Overloaded{
-                   [&](StageOp& s) {
-                     if (!try_stage(s)) waiting.emplace(s.task, std::move(s));
-                   },
-                   [&](UnstageOp& u) {
-                     memory_->unstage(u.task.value());
-                     retry_waiting();
-                   },
-                   [&](CreateOp& c) {
-                     std::exception_ptr error;
-                     try {
-                       memory_->create_chunk(c.chunk, c.bytes, c.phase);
-                     } catch (const std::exception&) {
-                       error = std::current_exception();
-                     }
-                     events_.push(RanEvent{c.task, error});
-                   },
-                   [&](DeleteOp& d) {
-                     std::exception_ptr error;
-                     try {
-                       memory_->delete_chunk(d.chunk);
-                     } catch (const std::exception&) {
-                       error = std::current_exception();
-                     }
-                     events_.push(RanEvent{d.task, error});
-                     retry_waiting();
-                   },
-                   [&](ReportOp& r) {
-                     MemoryReport report;
-                     for (DeviceId d : options_.devices)
-                       report.device_bytes += memory_->bytes_used(MemorySpace::of_device(d));
-                     report.host_bytes = memory_->bytes_used(MemorySpace::host());
-                     report.spill_files = memory_->spill_file_count();
-                     report.chunks = memory_->chunk_count();
-                     report.counters = memory_->counters();
-                     r.reply(std::move(report));
-                   },
-                   [&](StopOp&) {},
-               },
-               op);
-  }
 }
 
 }  // namespace lightning::worker

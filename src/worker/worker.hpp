@@ -16,12 +16,15 @@
 #include "core/message_queue.hpp"
 #include "planner/task.hpp"
 #include "planner/task_failure.hpp"
+#include "worker/chunk_table.hpp"
+#include "worker/data_exchange.hpp"
 #include "worker/device.hpp"
 #include "worker/device_platform.hpp"
 #include "worker/engine.hpp"
 #include "worker/fragment_context.hpp"
 #include "worker/memory_manager.hpp"
 #include "worker/scheduler.hpp"
+#include "worker/staging_thread.hpp"
 #include "worker/trace_writer.hpp"
 
 namespace lightning::worker {
@@ -39,11 +42,11 @@ struct WorkerOptions {
 };
 
 /// Runs fragments on a process's devices. Three kinds of threads, each owning its state and
-/// fed by a queue: the scheduler thread (task states, see Scheduler), the staging thread (the
-/// MemoryManager: staging, eviction, spilling; it retries staging that must wait for space),
-/// and the devices (Device: per device a compute and a copy engine, emulated or a GPU's) with
-/// one host copy engine for chunks in host memory. Completions are reported through the
-/// handler, from the scheduler thread.
+/// fed by a queue: the scheduler thread (task states, see Scheduler; the chunks' layouts, see
+/// ChunkTable; the Send/Recv protocol, see DataExchange), the staging thread (StagingThread:
+/// the MemoryManager's staging, eviction and spilling) and the devices (Device: per device a
+/// compute and a copy engine, emulated or a GPU's) with one host copy engine for chunks in host
+/// memory. Completions are reported through the handler, from the scheduler thread.
 class Worker {
  public:
   /// Called once per finished task; `failure` is empty on success. A failure of the worker
@@ -62,28 +65,11 @@ class Worker {
 
   WorkerId id() const { return options_.id; }
 
+  using MemoryReport = worker::MemoryReport;
   /// Memory statistics, read on the staging thread (blocks until it answers).
-  struct MemoryReport {
-    uint64_t device_bytes = 0;
-    uint64_t host_bytes = 0;
-    size_t spill_files = 0;
-    size_t chunks = 0;
-    MemoryCounters counters;
-  };
-  MemoryReport memory_report();
+  MemoryReport memory_report() { return staging_->report(); }
 
  private:
-  struct ChunkMeta {
-    Rect box;
-    size_t element_size = 0;
-    DataType type = DataType::kUInt8;
-    DeviceId home;  // invalid: host memory
-  };
-  struct Running {  // what a staged task needs while it runs
-    std::shared_ptr<const FragmentContext> context;
-    std::vector<void*> pointers;  // per access, in Task::accesses order
-  };
-
   // Events for the scheduler thread.
   struct SubmitEvent {
     std::vector<planner::Task> tasks;
@@ -104,7 +90,7 @@ class Worker {
   struct ArrivedEvent {
     comm::DataMessage message;
   };
-  struct ReceivedEvent {  // a Recv's announced payload is in: in its chunk, or in `payload`
+  struct ReceivedEvent {  // an announced payload's receive ended (DataExchange::received)
     TaskId task;
     comm::Payload payload;
     std::string error;
@@ -113,53 +99,28 @@ class Worker {
   using Event = std::variant<SubmitEvent, StagedEvent, StageFailedEvent, RanEvent, ArrivedEvent,
                              ReceivedEvent, StopEvent>;
 
-  // Operations for the staging thread.
-  struct StageOp {
-    TaskId task;
-    std::vector<StageRequest> requests;
-  };
-  struct UnstageOp {
-    TaskId task;
-  };
-  struct CreateOp {
-    TaskId task;
-    ChunkId chunk;
-    uint64_t bytes;
-    uint64_t phase;  ///< see MemoryManager::create_chunk
-  };
-  struct DeleteOp {
-    TaskId task;
-    ChunkId chunk;
-  };
-  struct ReportOp {
-    std::function<void(MemoryReport)> reply;
-  };
-  struct StopOp {};
-  using StagingOp = std::variant<StageOp, UnstageOp, CreateOp, DeleteOp, ReportOp, StopOp>;
-
   class Sink;
+  class ExchangePort;
 
   void scheduler_loop();
-  void staging_loop();
   void handle(SubmitEvent& e);
   void run_task(const planner::Task& task);
   void stage_task(const planner::Task& task);
   void report_completion(const planner::Task& task,
                          const std::optional<planner::TaskFailure>& failure);
   void name_kernel(const planner::Task& task, planner::TaskFailure::Kernel& names) const;
+  const ChunkTable& chunks() const { return scheduler_->chunks(); }
+  /// The chunk's home device when it is one of this worker's; invalid: host memory.
+  DeviceId home_of(ChunkId chunk) const;
   MemorySpace space_for(const planner::Task& task, ChunkId chunk) const;
   uint64_t alignment_phase(ChunkId chunk) const;
   PlacedBuffer placed(const planner::Task& task, size_t access, void* data) const;
   Device* device_for(const planner::Task& task, int* track) const;
+  Device::Done finished(const planner::Task& task);
   Device::Done finished(const planner::Task& task, int track);
   void run_copy(const planner::Task& task, PlacedBuffer dst, PlacedBuffer src, const Rect& region);
   void run_on_host(const planner::Task& task, std::vector<HostAccess> accesses,
                    Device::HostJob job);
-  void run_send(const planner::Task& task, const planner::SendTask& send, PlacedBuffer src);
-  void run_recv(const planner::Task& task, const planner::RecvTask& recv, PlacedBuffer dst);
-  void on_received(ReceivedEvent& e);
-  void unpack(const planner::Task& task, PlacedBuffer dst, std::shared_ptr<comm::Payload> payload);
-  static std::exception_ptr wrong_size(size_t got, size_t expected);
   /// The bytes of `region` in `buffer`, where the host can use them in place as one block.
   void* block_in_place(const PlacedBuffer& buffer, const Rect& region) const;
   void record(int track, const std::string& name, OpSpan span, std::vector<TraceArg> args);
@@ -170,25 +131,14 @@ class Worker {
   std::shared_ptr<DevicePlatform> platform_;  // outlives the memory manager and the devices
 
   MessageQueue<Event> events_;
-  MessageQueue<StagingOp> staging_ops_;
 
   // Scheduler-thread state.
   std::unique_ptr<Sink> sink_;
   std::unique_ptr<Scheduler> scheduler_;
-  std::unordered_map<ChunkId, ChunkMeta> chunks_;
+  std::unique_ptr<ExchangePort> exchange_port_;
+  std::unique_ptr<DataExchange> exchange_;
   std::unordered_map<TaskId, std::shared_ptr<const FragmentContext>> contexts_;
-  std::unordered_map<TaskId, Running> running_;
-  std::unordered_map<uint64_t, comm::DataMessage> messages_;  // arrived, Recv not yet run
-  struct Receiving {  // a Recv whose announced payload is on its way
-    planner::Task task;
-    PlacedBuffer dst;
-    size_t size = 0;  // announced bytes
-    std::chrono::steady_clock::time_point start;
-  };
-  std::unordered_map<TaskId, Receiving> receiving_;
-
-  // Staging-thread state.
-  std::unique_ptr<MemoryManager> memory_;
+  std::unordered_map<TaskId, std::vector<void*>> staged_;  // per access, Task::accesses order
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).
   std::vector<std::unique_ptr<Device>> devices_;
@@ -196,10 +146,9 @@ class Worker {
   std::unordered_map<DeviceId, size_t> device_index_;
   std::unordered_map<DeviceId, int> compute_track_, copy_track_;
   int host_copy_track_ = -1;
-  int staging_track_ = -1;
 
+  std::unique_ptr<StagingThread> staging_;
   std::thread scheduler_thread_;
-  std::thread staging_thread_;
 };
 
 }  // namespace lightning::worker

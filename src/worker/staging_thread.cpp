@@ -1,0 +1,118 @@
+#include "worker/staging_thread.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "core/overloaded.hpp"
+
+namespace lightning::worker {
+
+StagingThread::StagingThread(const MemoryLimits& limits, MemoryBackend& backend,
+                             std::vector<DeviceId> devices, Replies replies, TraceWriter* trace,
+                             int track)
+    : devices_(std::move(devices)),
+      replies_(std::move(replies)),
+      trace_(trace),
+      track_(track),
+      memory_(std::make_unique<MemoryManager>(limits, backend)) {
+  thread_ = std::thread([this] { loop(); });
+}
+
+StagingThread::~StagingThread() {
+  ops_.push(StopOp{});
+  thread_.join();
+}
+
+void StagingThread::stage(TaskId task, std::vector<StageRequest> requests) {
+  ops_.push(StageOp{task, std::move(requests)});
+}
+void StagingThread::unstage(TaskId task) {
+  ops_.push(UnstageOp{task});
+}
+void StagingThread::create(TaskId task, ChunkId chunk, uint64_t bytes, uint64_t phase) {
+  ops_.push(CreateOp{task, chunk, bytes, phase});
+}
+void StagingThread::remove(TaskId task, ChunkId chunk) {
+  ops_.push(DeleteOp{task, chunk});
+}
+
+MemoryReport StagingThread::report() {
+  MessageQueue<MemoryReport> reply;
+  ops_.push(ReportOp{[&reply](MemoryReport r) { reply.push(std::move(r)); }});
+  return reply.pop();
+}
+
+bool StagingThread::try_stage(StageOp& op) {
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    const MemoryCounters before = memory_->counters();
+    if (memory_->stage(op.task.value(), op.requests) == StageResult::kRetryLater) return false;
+    const MemoryCounters& after = memory_->counters();
+    if (trace_ && track_ >= 0 &&
+        (after.bytes_copied != before.bytes_copied || after.disk_writes != before.disk_writes ||
+         after.disk_reads != before.disk_reads))
+      trace_->record(
+          track_, "stage " + op.task.to_string(), start, std::chrono::steady_clock::now(),
+          {{"bytes_copied", after.bytes_copied - before.bytes_copied},
+           {"bytes_to_disk", after.bytes_written_to_disk - before.bytes_written_to_disk},
+           {"bytes_from_disk", after.bytes_read_from_disk - before.bytes_read_from_disk}});
+    std::vector<void*> pointers;
+    for (const StageRequest& r : op.requests) pointers.push_back(memory_->data(r.chunk, r.where));
+    replies_.staged(op.task, std::move(pointers));
+  } catch (const std::exception& e) {
+    replies_.stage_failed(op.task, planner::failure_of(e));
+  }
+  return true;
+}
+
+void StagingThread::retry_waiting() {
+  for (auto it = waiting_.begin(); it != waiting_.end();)
+    it = try_stage(it->second) ? waiting_.erase(it) : std::next(it);
+}
+
+void StagingThread::loop() {
+  // Runs `f`, answering `task` with what it threw.
+  auto answer = [this](TaskId task, auto f) {
+    std::exception_ptr error;
+    try {
+      f();
+    } catch (const std::exception&) {
+      error = std::current_exception();
+    }
+    replies_.done(task, error);
+  };
+  for (;;) {
+    Op op = ops_.pop();
+    if (std::holds_alternative<StopOp>(op)) return;
+    std::visit(Overloaded{
+                   [&](StageOp& s) {
+                     if (!try_stage(s)) waiting_.emplace(s.task, std::move(s));
+                   },
+                   [&](UnstageOp& u) {
+                     memory_->unstage(u.task.value());
+                     retry_waiting();
+                   },
+                   [&](CreateOp& c) {
+                     answer(c.task, [&] { memory_->create_chunk(c.chunk, c.bytes, c.phase); });
+                   },
+                   [&](DeleteOp& d) {
+                     answer(d.task, [&] { memory_->delete_chunk(d.chunk); });
+                     retry_waiting();
+                   },
+                   [&](ReportOp& r) {
+                     MemoryReport report;
+                     for (DeviceId d : devices_)
+                       report.device_bytes += memory_->bytes_used(MemorySpace::of_device(d));
+                     report.host_bytes = memory_->bytes_used(MemorySpace::host());
+                     report.spill_files = memory_->spill_file_count();
+                     report.chunks = memory_->chunk_count();
+                     report.counters = memory_->counters();
+                     r.reply(std::move(report));
+                   },
+                   [&](StopOp&) {},
+               },
+               op);
+  }
+}
+
+}  // namespace lightning::worker

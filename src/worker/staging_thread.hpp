@@ -1,0 +1,104 @@
+// The worker's staging thread: the one owner of its memory manager.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "core/message_queue.hpp"
+#include "planner/task_failure.hpp"
+#include "worker/memory_manager.hpp"
+#include "worker/trace_writer.hpp"
+
+namespace lightning::worker {
+
+/// A worker's memory in figures, as its memory manager sees it.
+struct MemoryReport {
+  uint64_t device_bytes = 0;
+  uint64_t host_bytes = 0;
+  size_t spill_files = 0;
+  size_t chunks = 0;
+  MemoryCounters counters;
+};
+
+/// Runs a MemoryManager on a thread of its own, fed by a queue: creating and deleting chunks,
+/// staging a task's chunks where it runs (evicting and spilling to make room) and releasing
+/// them. Staging that must wait for space waits here, oldest task first, and is retried
+/// whenever space may have been freed. Every request is answered through `Replies`, from this
+/// thread.
+class StagingThread {
+ public:
+  /// How requests are answered (each called on the staging thread).
+  struct Replies {
+    /// The task's chunks are staged: a pointer per request, in order.
+    std::function<void(TaskId, std::vector<void*>)> staged;
+    /// Staging failed for good (e.g. out of memory): the underlying error.
+    std::function<void(TaskId, planner::TaskFailure)> stage_failed;
+    /// A CreateChunk or DeleteChunk is done (null: success).
+    std::function<void(TaskId, std::exception_ptr)> done;
+  };
+
+  /// `trace` and `track` (optional) receive a slice per staging that moved bytes.
+  StagingThread(const MemoryLimits& limits, MemoryBackend& backend, std::vector<DeviceId> devices,
+                Replies replies, TraceWriter* trace = nullptr, int track = -1);
+  /// Stops the thread; queued requests are dropped.
+  ~StagingThread();
+  StagingThread(const StagingThread&) = delete;
+  StagingThread& operator=(const StagingThread&) = delete;
+
+  void stage(TaskId task, std::vector<StageRequest> requests);
+  void unstage(TaskId task);
+  /// `phase`: see MemoryManager::create_chunk.
+  void create(TaskId task, ChunkId chunk, uint64_t bytes, uint64_t phase);
+  void remove(TaskId task, ChunkId chunk);
+  /// Blocks until the staging thread answers.
+  MemoryReport report();
+
+ private:
+  struct StageOp {
+    TaskId task;
+    std::vector<StageRequest> requests;
+  };
+  struct UnstageOp {
+    TaskId task;
+  };
+  struct CreateOp {
+    TaskId task;
+    ChunkId chunk;
+    uint64_t bytes;
+    uint64_t phase;
+  };
+  struct DeleteOp {
+    TaskId task;
+    ChunkId chunk;
+  };
+  struct ReportOp {
+    std::function<void(MemoryReport)> reply;
+  };
+  struct StopOp {};
+  using Op = std::variant<StageOp, UnstageOp, CreateOp, DeleteOp, ReportOp, StopOp>;
+
+  void loop();
+  /// False when it must wait for space.
+  bool try_stage(StageOp& op);
+  void retry_waiting();
+
+  std::vector<DeviceId> devices_;
+  Replies replies_;
+  TraceWriter* trace_;
+  int track_;
+  MessageQueue<Op> ops_;
+  // Owned by the staging thread.
+  std::unique_ptr<MemoryManager> memory_;
+  std::map<TaskId, StageOp> waiting_;  // staging that must wait for space, oldest first
+  std::thread thread_;
+};
+
+}  // namespace lightning::worker

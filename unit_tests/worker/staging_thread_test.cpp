@@ -1,0 +1,165 @@
+// The staging thread alone over host memory: every request answered once, staging that must
+// wait for space retried when space is freed, oldest first; and an Execute task's kernel run
+// bound to its staged chunks (pure).
+#include "worker/staging_thread.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/host/host_memory_backend.hpp"
+#include "kernel/native_kernel.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
+#include "worker/kernel_run_binding.hpp"
+
+namespace lightning::worker {
+namespace {
+
+// The answers, in order, as "staged T1", "failed T2: ...", "done T3".
+struct Answers {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<std::string> log;
+  std::vector<std::vector<void*>> pointers;
+
+  StagingThread::Replies replies() {
+    return {
+        [this](TaskId t, std::vector<void*> p) { add("staged " + t.to_string(), std::move(p)); },
+        [this](TaskId t, planner::TaskFailure f) {
+          add("failed " + t.to_string() + ": " + f.what);
+        },
+        [this](TaskId t, std::exception_ptr e) { add((e ? "error " : "done ") + t.to_string()); }};
+  }
+  void add(std::string entry, std::optional<std::vector<void*>> staged = std::nullopt) {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (staged) pointers.push_back(std::move(*staged));
+    log.push_back(std::move(entry));
+    changed.notify_all();
+  }
+  // The log once it has `n` entries (or after 10 s, whatever it has).
+  std::vector<std::string> wait(size_t n) {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait_for(lock, std::chrono::seconds(10), [&] { return log.size() >= n; });
+    return log;
+  }
+};
+
+MemoryLimits one_device(uint64_t bytes) {
+  MemoryLimits limits;
+  limits.devices = {{DeviceId(0), bytes}};
+  return limits;
+}
+
+const MemorySpace kDevice = MemorySpace::of_device(DeviceId(0));
+
+TEST(StagingThread, AnswersEveryRequestAndReportsTheMemory) {
+  host::HostMemoryBackend backend;
+  Answers answers;
+  StagingThread staging(one_device(4096), backend, {DeviceId(0)}, answers.replies());
+  staging.create(TaskId(1), ChunkId(1), 512, 0);
+  staging.stage(TaskId(2), {{ChunkId(1), kDevice, true, false}});
+  EXPECT_EQ(answers.wait(2), (std::vector<std::string>{"done T1", "staged T2"}));
+  ASSERT_EQ(answers.pointers.size(), 1u);
+  EXPECT_NE(answers.pointers[0].at(0), nullptr);
+  const MemoryReport report = staging.report();
+  EXPECT_EQ(report.chunks, 1u);
+  EXPECT_EQ(report.device_bytes, 512u);
+  staging.unstage(TaskId(2));
+  staging.remove(TaskId(3), ChunkId(1));
+  staging.create(TaskId(4), ChunkId(1), 512, 0);
+  staging.create(TaskId(5), ChunkId(1), 512, 0);  // it exists
+  EXPECT_EQ(answers.wait(5),
+            (std::vector<std::string>{"done T1", "staged T2", "done T3", "done T4", "error T5"}));
+  EXPECT_EQ(staging.report().chunks, 1u);
+}
+
+TEST(StagingThread, StagingThatMustWaitForSpaceIsRetriedOldestFirstWhenSpaceIsFreed) {
+  host::HostMemoryBackend backend;
+  Answers answers;
+  StagingThread staging(one_device(1024), backend, {DeviceId(0)}, answers.replies());
+  for (uint64_t c = 1; c <= 3; ++c) staging.create(TaskId(c), ChunkId(c), 768, 0);
+  staging.stage(TaskId(10), {{ChunkId(1), kDevice, true, false}});
+  // Neither fits beside the first chunk, which T10 holds.
+  staging.stage(TaskId(12), {{ChunkId(3), kDevice, true, false}});
+  staging.stage(TaskId(11), {{ChunkId(2), kDevice, true, false}});
+  EXPECT_EQ(answers.wait(4).back(), "staged T10");
+  EXPECT_EQ(staging.report().chunks, 3u);  // answered after the waiting ones were tried
+  EXPECT_EQ(answers.wait(4).size(), 4u);
+  staging.unstage(TaskId(10));  // T11 is older than T12: it goes first
+  EXPECT_EQ(answers.wait(5).back(), "staged T11");
+  staging.unstage(TaskId(11));
+  EXPECT_EQ(answers.wait(6).back(), "staged T12");
+}
+
+TEST(StagingThread, StagingThatCanNeverFitFails) {
+  host::HostMemoryBackend backend;
+  Answers answers;
+  StagingThread staging(one_device(1024), backend, {DeviceId(0)}, answers.replies());
+  staging.create(TaskId(1), ChunkId(1), 4096, 0);
+  staging.stage(TaskId(2), {{ChunkId(1), kDevice, true, false}});
+  const std::vector<std::string> log = answers.wait(2);
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[1].rfind("failed T2: ", 0), 0u) << log[1];
+}
+
+// Adds its second array into its first.
+struct AddInto {
+  ArrayHandle<float, 1> out;
+  ArrayHandle<float, 1> in;
+  void operator()(int64_t i) const { out(i) += in(i); }
+};
+
+const KernelId kAddInto = kernel::KernelRegistry::add(kernel::native_kernel<AddInto, 1>(
+    "staging_thread_test::AddInto", "global i => readwrite out[i], read in[i]",
+    annotation::KernelSignature()
+        .add_array("out", DataType::kFloat32, 1)
+        .add_array("in", DataType::kFloat32, 1),
+    {{0, offsetof(AddInto, out), 1}, {1, offsetof(AddInto, in), 1}}));
+
+TEST(KernelRunBinding, BindsEachArrayToItsStagedChunkInArrayCoordinates) {
+  ChunkTable chunks;
+  const Rect owned(Point{8}, Point{16});
+  chunks.add({ChunkId(1), ArrayId(1), owned, DeviceId(0), false, 32, DataType::kFloat32, 4});
+  chunks.add({ChunkId(2), ArrayId(2), owned, DeviceId(0), false, 32, DataType::kFloat32, 4});
+  planner::ExecuteTask exec{LaunchId(1), kAddInto, owned, DeviceId(0), {}, ChunkId()};
+  exec.bindings.push_back({0, ChunkId(1), owned, planner::ChunkAccessMode::kReadWrite});
+  exec.bindings.push_back({1, ChunkId(2), owned, planner::ChunkAccessMode::kRead});
+  planner::Task task{TaskId(1), WorkerId(0), exec, {}, {}};
+  task.accesses = planner::accesses_of(task.kind);
+  LaunchData launch;
+  launch.kernel = kAddInto;
+  launch.name = "add";
+  launch.functor.assign(sizeof(AddInto), 0xff);  // garbage where handles go: all overwritten
+  launch.extents = {Point{32}, Point{32}};
+  launch.arrays = kernel::KernelRegistry::get(kAddInto).description.arrays;
+  std::vector<float> out(8, 1.0f), in(8, 2.0f);
+  const KernelRun run = bound_kernel_run(task, exec, launch, {out.data(), in.data()}, chunks);
+  EXPECT_EQ(run.name, "add");
+  EXPECT_EQ(run.superblock, owned);
+  EXPECT_EQ(run.partial, nullptr);
+  run.info->run_host(run.functor.data(), run.superblock, nullptr);
+  EXPECT_EQ(out, std::vector<float>(8, 3.0f));
+  EXPECT_EQ(in, std::vector<float>(8, 2.0f));
+  EXPECT_EQ(launch.functor, std::vector<uint8_t>(sizeof(AddInto), 0xff));  // a copy was bound
+}
+
+TEST(ChunkTable, HoldsWhatTheCreateTaskSaysUntilRemoved) {
+  ChunkTable chunks;
+  const Rect box(Point{0, 0}, Point{4, 2});
+  chunks.add({ChunkId(3), ArrayId(1), box, DeviceId(1), false, 64, DataType::kFloat64, 8});
+  ASSERT_NE(chunks.find(ChunkId(3)), nullptr);
+  EXPECT_EQ(chunks.at(ChunkId(3)).box, box);
+  EXPECT_EQ(chunks.at(ChunkId(3)).bytes, 64u);
+  EXPECT_EQ(chunks.at(ChunkId(3)).device, DeviceId(1));
+  chunks.remove(ChunkId(3));
+  EXPECT_EQ(chunks.find(ChunkId(3)), nullptr);
+  EXPECT_THROW(chunks.at(ChunkId(3)), Error);
+}
+
+}  // namespace
+}  // namespace lightning::worker
