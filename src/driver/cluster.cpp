@@ -2,6 +2,8 @@
 
 #include <mpi.h>
 
+#include <cstdio>
+
 #include "core/error.hpp"
 #include "core/log.hpp"
 #include "driver/wire_format.hpp"
@@ -53,7 +55,22 @@ Cluster::~Cluster() {
     for (int r = 1; r < size_; ++r)
       if (lost_reason(r).empty()) send(r, rpc::EndRun{});
   transport_.reset();  // sends what is queued, then stops
+  // MPI_Finalize waits for every rank, a lost one too: after a loss it would never return
+  // (and the user's own, when the application owns MPI, neither). End the job instead: every
+  // process stops, with the reason printed and mpirun's exit status non-zero.
+  if (const std::string reason = first_loss(); !reason.empty()) {
+    log().error("rank {}: ending the MPI job (MPI_Abort): {}", rank_, reason);
+    log().flush();
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   if (owns_mpi_) MPI_Finalize();
+}
+
+std::string Cluster::first_loss() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (lost_.empty()) return {};
+  return "rank " + std::to_string(lost_.begin()->first) + " was lost: " + lost_.begin()->second;
 }
 
 void Cluster::on_control(comm::ControlMessage message) {
@@ -81,13 +98,13 @@ void Cluster::on_control(comm::ControlMessage message) {
 }
 
 void Cluster::on_rank_lost(int rank, const std::string& reason) {
-  if (rank_ != 0) {
-    inbox_.push(RankLost{rank, reason});
-    return;
-  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     lost_.emplace(rank, reason);
+  }
+  if (rank_ != 0) {
+    inbox_.push(RankLost{rank, reason});
+    return;
   }
   replied_.notify_all();
   std::lock_guard<std::mutex> lock(listener_mutex_);

@@ -48,7 +48,10 @@ class Cluster {
   explicit Cluster(Options options);
   /// With the default Options.
   Cluster();
-  /// On rank 0: ends the run (serve() returns on every live worker rank).
+  /// On rank 0: ends the run (serve() returns on every live worker rank). After a rank was
+  /// lost (on rank 0: any worker rank; on a worker rank: rank 0) it ends the whole MPI job
+  /// instead, with MPI_Abort, whoever initialised MPI: MPI_Finalize would wait for the lost
+  /// rank for ever.
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
@@ -81,13 +84,15 @@ class Cluster {
   void on_control(comm::ControlMessage message);
   void on_rank_lost(int rank, const std::string& reason);
   rpc::Message wait_reply(int rank);
+  /// "rank N was lost: why" for the lowest rank lost; empty when none was.
+  std::string first_loss();
 
   bool owns_mpi_ = false;
   int rank_ = 0;
   int size_ = 1;
   std::unique_ptr<comm::MpiTransport> transport_;
 
-  // Rank 0: replies and lost ranks, from the communication thread.
+  // Replies (rank 0) and lost ranks (any rank), from the communication thread.
   std::mutex mutex_;
   std::condition_variable replied_;
   std::map<int, rpc::Message> replies_;
