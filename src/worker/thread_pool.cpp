@@ -84,4 +84,10 @@ void ThreadPool::run(int index) {
   }
 }
 
+std::string current_thread_name() {
+  char name[16] = {};  // the system's limit: 15 characters and the terminator
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  return name;
+}
+
 }  // namespace lightning::worker

@@ -51,4 +51,8 @@ class ThreadPool {
   std::vector<std::thread> threads_;  // last: started once everything above exists
 };
 
+/// The name of the calling thread as the system knows it (what a pool named it; for tests
+/// and messages).
+std::string current_thread_name();
+
 }  // namespace lightning::worker

@@ -3,7 +3,6 @@
 #include "backend/host/host_device.hpp"
 
 #include <gtest/gtest.h>
-#include <pthread.h>
 
 #include <chrono>
 #include <cstring>
@@ -16,6 +15,7 @@
 #include "core/error.hpp"
 #include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "worker/thread_pool.hpp"
 
 namespace lightning::host {
 namespace {
@@ -23,6 +23,7 @@ namespace {
 using kernel::KernelInfo;
 using kernel::native_kernel;
 using kernel::native_reduce_kernel;
+using worker::current_thread_name;
 using worker::Device;
 using worker::KernelRun;
 using worker::MemorySpace;
@@ -63,12 +64,6 @@ KernelRun square_run(std::vector<int64_t>& data, const Rect& superblock) {
   KernelRun run{&info, "square", std::vector<uint8_t>(sizeof f), superblock, nullptr, {}};
   std::memcpy(run.functor.data(), &f, sizeof f);
   return run;
-}
-
-std::string current_thread_name() {
-  char name[16] = {};
-  pthread_getname_np(pthread_self(), name, sizeof name);
-  return name;
 }
 
 // Kernels that look at the device's engines (their state is global: kernels are bytes).

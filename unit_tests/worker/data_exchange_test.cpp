@@ -118,6 +118,30 @@ comm::Payload payload_of(const std::vector<double>& v) {
 
 struct Exchange {
   explicit Exchange(bool in_place) : port(in_place), exchange(WorkerId(0), transport, port) {}
+
+  /// A message with tag 99 arrives: `values` whole, or announced as `pending` bytes.
+  void arrive(const std::vector<double>& values, size_t pending = 0) {
+    comm::DataMessage m;
+    m.tag = 99;
+    m.pending_size = pending;
+    if (pending)
+      transport.pending[99] = payload_of(values);
+    else
+      m.payload = payload_of(values);
+    exchange.arrived(std::move(m));
+  }
+  /// Runs Recv `id` into `dst`.
+  void recv(uint64_t id, std::vector<double>& dst) {
+    const Task task = recv_task(id);
+    exchange.recv(task, std::get<planner::RecvTask>(task.kind), buffer_of(dst));
+  }
+  /// Hands the first receive's end back, as the worker's scheduler thread does.
+  void hand_back_receive() {
+    ASSERT_EQ(port.received.size(), 1u);
+    auto& r = port.received[0];
+    exchange.received(r.task, std::move(r.payload), r.error);
+  }
+
   FakePort port;
   RecordingTransport transport;
   DataExchange exchange;
@@ -150,23 +174,15 @@ TEST(DataExchange, ASendFromMemoryTheHostCannotUseInPlacePacksAPayload) {
 TEST(DataExchange, ARecvUnpacksAWholePayloadAndRefusesOneOfTheWrongSize) {
   Exchange x(true);
   std::vector<double> dst(4, 0);
-  comm::DataMessage m;
-  m.tag = 99;
-  m.payload = payload_of({5, 6, 7, 8});
-  x.exchange.arrived(std::move(m));
+  x.arrive({5, 6, 7, 8});
   EXPECT_EQ(x.exchange.waiting_messages(), 1u);
-  const Task recv = recv_task(2);
-  x.exchange.recv(recv, std::get<planner::RecvTask>(recv.kind), buffer_of(dst));
+  x.recv(2, dst);
   EXPECT_EQ(dst, (std::vector<double>{5, 6, 7, 8}));
   EXPECT_EQ(x.port.ended.at(TaskId(2)), "");
   EXPECT_EQ(x.exchange.waiting_messages(), 0u);
 
-  comm::DataMessage short_one;
-  short_one.tag = 99;
-  short_one.payload = payload_of({1, 2});
-  x.exchange.arrived(std::move(short_one));
-  const Task again = recv_task(3);
-  x.exchange.recv(again, std::get<planner::RecvTask>(again.kind), buffer_of(dst));
+  x.arrive({1, 2});
+  x.recv(3, dst);
   EXPECT_EQ(x.port.ended.at(TaskId(3)), "message of 16 bytes, expected 32");
   EXPECT_EQ(dst, (std::vector<double>{5, 6, 7, 8}));
 }
@@ -174,19 +190,12 @@ TEST(DataExchange, ARecvUnpacksAWholePayloadAndRefusesOneOfTheWrongSize) {
 TEST(DataExchange, AnAnnouncedPayloadIsReceivedStraightIntoTheChunk) {
   Exchange x(true);
   std::vector<double> dst(4, 0);
-  comm::DataMessage m;
-  m.tag = 99;
-  m.pending_size = 32;
-  x.transport.pending[99] = payload_of({9, 8, 7, 6});
-  x.exchange.arrived(std::move(m));
-  const Task recv = recv_task(2);
-  x.exchange.recv(recv, std::get<planner::RecvTask>(recv.kind), buffer_of(dst));
+  x.arrive({9, 8, 7, 6}, 32);
+  x.recv(2, dst);
   ASSERT_EQ(x.transport.receives.size(), 1u);
   EXPECT_EQ(x.transport.receives[0].destination, dst.data());
   EXPECT_TRUE(x.port.ended.empty());  // not until the worker hands the receive's end back
-  ASSERT_EQ(x.port.received.size(), 1u);
-  auto& r = x.port.received[0];
-  x.exchange.received(r.task, std::move(r.payload), r.error);
+  x.hand_back_receive();
   EXPECT_EQ(x.port.ended.at(TaskId(2)), "");
   EXPECT_EQ(x.port.host_jobs, 0);
   EXPECT_EQ(dst, (std::vector<double>{9, 8, 7, 6}));
@@ -195,16 +204,10 @@ TEST(DataExchange, AnAnnouncedPayloadIsReceivedStraightIntoTheChunk) {
 TEST(DataExchange, AnAnnouncedPayloadForMemoryTheHostCannotUseIsUnpacked) {
   Exchange x(false);
   std::vector<double> dst(4, 0);
-  comm::DataMessage m;
-  m.tag = 99;
-  m.pending_size = 32;
-  x.transport.pending[99] = payload_of({1, 3, 5, 7});
-  x.exchange.arrived(std::move(m));
-  const Task recv = recv_task(2);
-  x.exchange.recv(recv, std::get<planner::RecvTask>(recv.kind), buffer_of(dst));
+  x.arrive({1, 3, 5, 7}, 32);
+  x.recv(2, dst);
   EXPECT_EQ(x.transport.receives.at(0).destination, nullptr);
-  auto& r = x.port.received.at(0);
-  x.exchange.received(r.task, std::move(r.payload), r.error);
+  x.hand_back_receive();
   EXPECT_EQ(x.port.host_jobs, 1);
   EXPECT_EQ(x.port.ended.at(TaskId(2)), "");
   EXPECT_EQ(dst, (std::vector<double>{1, 3, 5, 7}));
@@ -214,18 +217,12 @@ TEST(DataExchange, AnAnnouncedPayloadThatFailsOrHasTheWrongSizeFailsTheRecv) {
   for (const bool wrong_size : {false, true}) {
     Exchange x(true);
     std::vector<double> dst(4, 0);
-    comm::DataMessage m;
-    m.tag = 99;
-    m.pending_size = wrong_size ? 24 : 32;
-    x.transport.pending[99] = payload_of(std::vector<double>(wrong_size ? 3 : 4, 1.0));
     if (!wrong_size) x.transport.error = "the sender was lost";
-    x.exchange.arrived(std::move(m));
-    const Task recv = recv_task(2);
-    x.exchange.recv(recv, std::get<planner::RecvTask>(recv.kind), buffer_of(dst));
+    x.arrive(std::vector<double>(wrong_size ? 3 : 4, 1.0), wrong_size ? 24 : 32);
+    x.recv(2, dst);
     // A payload of the wrong size goes to the transport's buffer, never into the chunk.
     EXPECT_EQ(x.transport.receives.at(0).destination, wrong_size ? nullptr : dst.data());
-    auto& r = x.port.received.at(0);
-    x.exchange.received(r.task, std::move(r.payload), r.error);
+    x.hand_back_receive();
     EXPECT_EQ(x.port.ended.at(TaskId(2)),
               wrong_size ? "message of 24 bytes, expected 32" : "the sender was lost");
     EXPECT_EQ(dst, std::vector<double>(4, 0));
@@ -249,11 +246,7 @@ TEST(DataExchange, ASendThatFailsOrIsSkippedStillTellsItsRecvWhichTaskFailed) {
 
 TEST(DataExchange, ARecvSkippedStillTakesItsAnnouncedPayloadSoTheSendFinishes) {
   Exchange x(true);
-  comm::DataMessage m;
-  m.tag = 99;
-  m.pending_size = 32;
-  x.transport.pending[99] = payload_of({1, 2, 3, 4});
-  x.exchange.arrived(std::move(m));
+  x.arrive({1, 2, 3, 4}, 32);
   const Task recv = recv_task(2);
   x.exchange.ended(recv, planner::skipped_because(recv, TaskId(1)));
   ASSERT_EQ(x.transport.receives.size(), 1u);
@@ -265,9 +258,8 @@ TEST(DataExchange, ARecvSkippedStillTakesItsAnnouncedPayloadSoTheSendFinishes) {
 TEST(DataExchange, ARecvBeforeItsMessageIsABrokenInvariant) {
   Exchange x(true);
   std::vector<double> dst(4, 0);
-  const Task recv = recv_task(2);
   try {
-    x.exchange.recv(recv, std::get<planner::RecvTask>(recv.kind), buffer_of(dst));
+    x.recv(2, dst);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kInternal);

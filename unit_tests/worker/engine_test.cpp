@@ -1,7 +1,6 @@
 #include "worker/engine.hpp"
 
 #include <gtest/gtest.h>
-#include <pthread.h>
 
 #include <atomic>
 #include <future>
@@ -12,15 +11,10 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "worker/thread_pool.hpp"
 
 namespace lightning::worker {
 namespace {
-
-std::string current_thread_name() {
-  char name[16] = {};
-  pthread_getname_np(pthread_self(), name, sizeof name);
-  return name;
-}
 
 TEST(Engine, ReportsSuccessAndFailureThroughDone) {
   std::exception_ptr success, failure;

@@ -1,7 +1,6 @@
 #include "worker/thread_pool.hpp"
 
 #include <gtest/gtest.h>
-#include <pthread.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,12 +15,6 @@
 
 namespace lightning::worker {
 namespace {
-
-std::string current_thread_name() {
-  char name[16] = {};
-  pthread_getname_np(pthread_self(), name, sizeof name);
-  return name;
-}
 
 TEST(ThreadPool, RunsEveryJob) {
   std::atomic<int> count{0};
