@@ -32,10 +32,16 @@ Reduction KernelInfo::resolve(const Reduction& launch) const {
                                                    "-byte values");
     return *reduction;
   }
-  if (launch.value_size != reduction->value_size)
+  // A built-in operator folds the kernel's partials as values of the launch's type: another
+  // type, even of the same size, would read the kernel's bytes as something they are not.
+  if (reduction->is_custom() || launch.type != reduction->type ||
+      launch.value_size != reduction->value_size)
     throw Error(ErrorKind::kInvalidArgument,
-                "kernel '" + name + "' reduces values of " + std::to_string(reduction->value_size) +
-                    " bytes, but the launch folds " + std::string(name_of(launch.type)) + " (" +
+                "kernel '" + name + "' reduces " +
+                    (reduction->is_custom() ? std::string("values of its own type")
+                                            : std::string(name_of(reduction->type)) + " values") +
+                    " (" + std::to_string(reduction->value_size) +
+                    " bytes), but the launch folds " + std::string(name_of(launch.type)) + " (" +
                     std::to_string(launch.value_size) + " bytes) with '" +
                     std::string(name_of(launch.op)) + "'");
   return launch;

@@ -42,15 +42,22 @@ TEST(KernelInfo, ResolvesALaunchsReductionAgainstTheKernels) {
   KernelInfo sum = named("registry_test::sum");
   sum.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
   EXPECT_EQ(sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kFloat64)).op, ReduceOp::kMax);
-  EXPECT_EQ(sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kInt64)).type,
-            DataType::kInt64);  // same size: the launch names the type
+  // Another type is refused, even of the same size: its fold would misread the partials.
+  try {
+    sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kInt64));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(),
+              "kernel 'registry_test::sum' reduces double values (8 bytes), but the launch folds "
+              "int64_t (8 bytes) with 'max'");
+  }
   try {
     sum.resolve(Reduction::builtin(ReduceOp::kMin, DataType::kFloat32));
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.message(),
-              "kernel 'registry_test::sum' reduces values of 8 bytes, but the launch folds float "
-              "(4 bytes) with 'min'");
+              "kernel 'registry_test::sum' reduces double values (8 bytes), but the launch folds "
+              "float (4 bytes) with 'min'");
   }
   EXPECT_THROW(sum.resolve(Reduction::custom(8)), Error);  // the kernel has no functions
 
@@ -67,6 +74,8 @@ TEST(KernelInfo, ResolvesALaunchsReductionAgainstTheKernels) {
   const int three = 3;
   r.join(&value, &three);
   EXPECT_EQ(value, 13);
+  // A built-in operator on a kernel whose values are its own type is refused.
+  EXPECT_THROW(custom.resolve(Reduction::builtin(ReduceOp::kSum, DataType::kInt32)), Error);
 
   EXPECT_THROW(named("registry_test::plain").resolve(sum.reduction.value()), Error);
   KernelDescription given;

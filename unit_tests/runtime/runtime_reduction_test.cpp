@@ -112,13 +112,13 @@ TEST_P(RuntimeReduction, BuiltInOperatorsStartFromTheirIdentityAndFoldTypedValue
   driver->launch(l);
   EXPECT_EQ(value, -*std::min_element(a.begin(), a.end()));
 
-  // A launch whose operator's type does not match the kernel's value size is refused.
+  // A launch whose operator's type is not the kernel's value type is refused.
   l.reduction = Reduction::builtin(ReduceOp::kMax, DataType::kFloat64);
   try {
     driver->launch(l);
     FAIL() << "a float64 max over an int32 value was accepted";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("reduces values of 4 bytes"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("reduces int32_t values (4 bytes)"));
     EXPECT_THAT(e.what(), ::testing::HasSubstr("folds double"));
   }
   driver->delete_array(A);
