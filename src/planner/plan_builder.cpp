@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/byte_size.hpp"
+
 namespace lightning::planner {
 
 PlanBuilder::PlanBuilder(Plan& plan, DependencyTracker& tracker,
@@ -39,7 +41,7 @@ TaskId PlanBuilder::add(WorkerId worker, TaskKind kind, const std::vector<TaskId
 ChunkRef PlanBuilder::create_temporary(ArrayId array, const Rect& box, DeviceId device,
                                        WorkerId worker, DataType type, uint32_t element_size) {
   const ChunkRef ref{ChunkId(next_chunk_++), worker, box};
-  const uint64_t bytes = static_cast<uint64_t>(box.volume()) * element_size;
+  const uint64_t bytes = byte_size(box.volume(), element_size, "a temporary chunk");
   add(worker, CreateChunkTask{ref.id, array, box, device, true, bytes, type, element_size});
   temporaries_.push_back(ref);
   return ref;

@@ -1,5 +1,6 @@
 #include "planner/planner.hpp"
 
+#include "core/byte_size.hpp"
 #include "core/error.hpp"
 #include "planner/launch_planner.hpp"
 #include "planner/plan_builder.hpp"
@@ -62,6 +63,11 @@ std::pair<ArrayId, Plan> Planner::create_array(const ArrayDesc& desc) {
     throw e.with_context("while creating array '" + desc.name + "' of extent " +
                          desc.extent.to_string() + " with " + desc.distribution.to_string());
   }
+  // The layout checked the element count; the bytes are checked here, once for the array, so
+  // that no chunk's or region's byte size computed from it later can wrap.
+  byte_size(Rect::from_extent(desc.extent).volume(), size_of(desc.type),
+            "array '" + desc.name + "' of extent " + desc.extent.to_string() + " and type " +
+                std::string(name_of(desc.type)));
   ArrayState state;
   state.id = ArrayId(next_array_++);
   state.name = desc.name;
@@ -77,7 +83,7 @@ std::pair<ArrayId, Plan> Planner::create_array(const ArrayDesc& desc) {
     state.chunk_ids.push_back(b.next_chunk());
     state.chunk_worker.push_back(worker);
     b.add(worker, CreateChunkTask{state.chunk_ids.back(), state.id, c.box, c.device, false,
-                                  static_cast<uint64_t>(c.box.volume()) * size_of(desc.type),
+                                  byte_size(c.box.volume(), size_of(desc.type), "a chunk"),
                                   desc.type, static_cast<uint32_t>(size_of(desc.type))});
   }
   const ArrayId id = state.id;

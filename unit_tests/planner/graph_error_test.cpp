@@ -60,6 +60,27 @@ TEST_F(GraphError, AnArrayOfTheWrongRankIsNamed) {
   expect_state_untouched();
 }
 
+// 2^31 x 2^31 doubles: 2^62 elements fit an int64, their 2^65 bytes do not. The array is
+// refused naming it, rather than given chunks whose byte size wrapped to 0.
+TEST_F(GraphError, AnArrayOfMoreBytesThanAnInt64HoldsIsRefused) {
+  const int64_t side = int64_t{1} << 31;
+  try {
+    array("huge", Point{side, side}, dist::centralized(DeviceId(0)));
+    FAIL() << "an array of 2^65 bytes was created";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_EQ(e.message(),
+              "array 'huge' of extent (2147483648, 2147483648) and type double holds "
+              "4611686018427387904 elements of 8 bytes: more than 2^63 - 1 bytes");
+  }
+  // One byte fewer per element still does not fit; 2^62 one-byte elements do.
+  EXPECT_THROW(array("huge", Point{side, side}, dist::centralized(DeviceId(0)), DataType::kInt16),
+               Error);
+  EXPECT_NO_THROW(
+      array("bytes", Point{side, side}, dist::centralized(DeviceId(0)), DataType::kUInt8));
+  expect_state_untouched();
+}
+
 TEST_F(GraphError, ADeletedArrayIsNamed) {
   const ArrayId gone = array("gone", Point{16}, dist::block(8));
   keep(planner->delete_array(gone));
