@@ -28,6 +28,13 @@ uint64_t size_or_throw(std::string_view v) {
   return *s;
 }
 
+// A memory cap: 0 would hold nothing (every chunk's staging would fail), so it is refused.
+uint64_t cap_or_throw(std::string_view v) {
+  const uint64_t s = size_or_throw(v);
+  if (s == 0) throw BadValue{};
+  return s;
+}
+
 std::chrono::microseconds duration_or_throw(std::string_view v) {
   auto d = parse_duration_text(v);
   if (!d) throw BadValue{};
@@ -50,20 +57,17 @@ const KeySpec kKeys[] = {
        c.devices = *d;
      },
      [](const Config& c) { return c.devices.to_string(); }},
-    {"device-memory", "a size such as 64MiB or 2GB",
-     [](Config& c, std::string_view v) { c.device_memory = size_or_throw(v); },
+    {"device-memory", "a size above 0 such as 64MiB or 2GB",
+     [](Config& c, std::string_view v) { c.device_memory = cap_or_throw(v); },
      [](const Config& c) { return show_cap(c.device_memory); }},
-    {"host-memory", "a size such as 64MiB or 2GB",
-     [](Config& c, std::string_view v) { c.host_memory = size_or_throw(v); },
+    {"host-memory", "a size above 0 such as 64MiB or 2GB",
+     [](Config& c, std::string_view v) { c.host_memory = cap_or_throw(v); },
      [](const Config& c) { return show_cap(c.host_memory); }},
     {"spill-dir", "a directory",
      [](Config& c, std::string_view v) { c.spill_dir = std::string(v); },
      [](const Config& c) { return or_default(c.spill_dir, "(temporary directory)"); }},
-    {"staging-limit", "a size such as 2GB",
-     [](Config& c, std::string_view v) {
-       c.staging_limit = size_or_throw(v);
-       if (c.staging_limit == 0) throw BadValue{};
-     },
+    {"staging-limit", "a size above 0 such as 2GB",
+     [](Config& c, std::string_view v) { c.staging_limit = cap_or_throw(v); },
      [](const Config& c) { return format_size(c.staging_limit); }},
     {"trace", "a file name for the Chrome trace",
      [](Config& c, std::string_view v) { c.trace = std::string(v); },

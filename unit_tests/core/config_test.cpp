@@ -103,8 +103,15 @@ void expect_config_error(std::vector<std::string> argv, std::map<std::string, st
 
 TEST(Config, BadValuesNameKeyValueAndOrigin) {
   expect_config_error({"app"}, {{"LIGHTNING_DEVICE_MEMORY", "lots"}},
-                      "bad value 'lots' for LIGHTNING_DEVICE_MEMORY: expected a size such as "
-                      "64MiB or 2GB");
+                      "bad value 'lots' for LIGHTNING_DEVICE_MEMORY: expected a size above 0 "
+                      "such as 64MiB or 2GB");
+  // A cap of 0 holds nothing.
+  expect_config_error({"app"}, {{"LIGHTNING_DEVICE_MEMORY", "0"}},
+                      "bad value '0' for LIGHTNING_DEVICE_MEMORY: expected a size above 0 such "
+                      "as 64MiB or 2GB");
+  expect_config_error({"app", "--lightning-host-memory=0KiB"}, {},
+                      "bad value '0KiB' for --lightning-host-memory: expected a size above 0 "
+                      "such as 64MiB or 2GB");
   expect_config_error({"app", "--lightning-devices=gpu:2"}, {},
                       "bad value 'gpu:2' for --lightning-devices: expected auto, host:N, cuda "
                       "or cuda:I,J,...");
@@ -112,7 +119,8 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
                       "bad value 'loud' for --lightning-log: expected trace, debug, info, warn, "
                       "error or off");
   expect_config_error({"app", "--lightning-staging-limit=0"}, {},
-                      "bad value '0' for --lightning-staging-limit: expected a size such as 2GB");
+                      "bad value '0' for --lightning-staging-limit: expected a size above 0 such "
+                      "as 2GB");
   expect_config_error({"app", "--lightning-devcies=host:2"}, {},
                       "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
                       "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
