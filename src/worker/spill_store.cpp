@@ -1,6 +1,7 @@
 #include "worker/spill_store.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -15,7 +16,9 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/size_text.hpp"
+#include "worker/spill_cleanup.hpp"
 
 namespace lightning::worker {
 
@@ -98,19 +101,35 @@ SpillStore::SpillStore(const std::string& parent_dir) {
       throw Error(ErrorKind::kConfig,
                   "cannot create spill directory " + parent + ": " + ec.message());
   }
-  std::string templ = parent + "/lightning-spill-XXXXXX";
+  if (const int removed = remove_abandoned_spill_dirs(parent); removed > 0)
+    log().info("removed {} spill director{} under {} left by processes that ended", removed,
+               removed == 1 ? "y" : "ies", parent);
+  std::string templ = parent + "/" + kSpillDirPrefix + "XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
   if (::mkdtemp(buf.data()) == nullptr)
     throw Error(ErrorKind::kConfig, "cannot create a spill directory under " + parent + ": " +
                                         errno_text(errno) + " (set LIGHTNING_SPILL_DIR)");
   dir_ = buf.data();
+  // Held until the destructor: while it is, no other process sweeps this directory.
+  const std::string lock = dir_ + "/" + kSpillOwnerLock;
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (lock_fd_ >= 0) ::close(lock_fd_);
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    throw Error(ErrorKind::kConfig, "cannot lock spill directory " + dir_ + ": " + errno_text(err));
+  }
+  signal_slot_ = register_spill_dir(dir_);
 }
 
 SpillStore::~SpillStore() {
+  unregister_spill_dir(signal_slot_);
   for (ChunkId c : files_) ::unlink(path_of(c).c_str());
   std::error_code ec;
-  std::filesystem::remove_all(dir_, ec);  // also anything left by an interrupted write
+  std::filesystem::remove_all(dir_, ec);  // the lock and anything an interrupted write left
+  ::close(lock_fd_);
 }
 
 std::string SpillStore::path_of(ChunkId chunk) const {

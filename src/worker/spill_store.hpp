@@ -13,7 +13,10 @@ namespace lightning::worker {
 /// `<parent>/lightning-spill-XXXXXX`, where parent is the configured spill directory
 /// (LIGHTNING_SPILL_DIR; created when missing) or, when that is empty, $TMPDIR or /tmp. A
 /// private directory per manager keeps processes that share a spill directory apart. The
-/// destructor removes every file and the directory.
+/// destructor removes every file and the directory; so do SIGINT and SIGTERM (while their
+/// handlers are the default ones), and a directory whose process ended otherwise (SIGKILL, a
+/// crash, MPI_Abort) is removed by the next SpillStore made under the same parent: each
+/// directory holds a lock file its owner keeps locked (see spill_cleanup.hpp).
 ///
 /// File format (`C<id>.spill`, little-endian), a 40-byte header then the payload:
 ///   offset 0  char[8]  magic "LKSPILL1"
@@ -63,6 +66,8 @@ class SpillStore {
 
  private:
   std::string dir_;
+  int lock_fd_ = -1;      // the owner's lock, held for the store's lifetime
+  int signal_slot_ = -1;  // its registration for SIGINT/SIGTERM
   std::unordered_set<ChunkId> files_;
 };
 

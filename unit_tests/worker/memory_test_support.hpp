@@ -21,11 +21,11 @@ struct TempDir {
     path = ::mkdtemp(templ.data());
   }
   ~TempDir() { std::filesystem::remove_all(path); }
-  /// Files anywhere below the directory.
+  /// Spill files anywhere below the directory (not the owners' lock files).
   size_t file_count() const {
     size_t n = 0;
     for (const auto& e : std::filesystem::recursive_directory_iterator(path))
-      n += e.is_regular_file();
+      n += e.is_regular_file() && e.path().extension() == ".spill";
     return n;
   }
   bool empty() const { return std::filesystem::is_empty(path); }

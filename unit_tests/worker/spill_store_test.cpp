@@ -1,8 +1,12 @@
 #include "worker/spill_store.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -156,6 +160,75 @@ TEST(SpillStore, UncreatableDirectoryIsAConfigError) {
     EXPECT_EQ(e.kind(), ErrorKind::kConfig);
     EXPECT_NE(e.message().find("file/sub"), std::string::npos) << e.message();
   }
+}
+
+// A child process makes a store, spills a chunk, reports its directory through a pipe and
+// then ends by `signal`; returns the directory. (The child has the handlers its first store
+// installs, or inherits them from this process's first store.)
+std::string spill_then_die(const fs::path& parent, int signal) {
+  int fds[2];
+  EXPECT_EQ(::pipe(fds), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    ::close(fds[0]);
+    SpillStore store(parent.string());
+    const auto bytes = pattern(4096, 3);
+    store.write(ChunkId(1), bytes.data(), bytes.size());
+    const std::string dir = store.directory() + "\n";
+    if (::write(fds[1], dir.data(), dir.size()) < 0) ::_exit(3);
+    ::close(fds[1]);
+    ::raise(signal);
+    ::_exit(2);  // not reached
+  }
+  ::close(fds[1]);
+  std::string dir;
+  char c;
+  while (::read(fds[0], &c, 1) == 1 && c != '\n') dir += c;
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status)) << "status " << status;
+  if (WIFSIGNALED(status)) {
+    EXPECT_EQ(WTERMSIG(status), signal);
+  }
+  return dir;
+}
+
+TEST(SpillStore, SigintAndSigtermRemoveTheDirectory) {
+  for (int signal : {SIGINT, SIGTERM}) {
+    TempParent parent;
+    const std::string dir = spill_then_die(parent.path, signal);
+    ASSERT_FALSE(dir.empty());
+    EXPECT_FALSE(fs::exists(dir)) << strsignal(signal) << " left " << dir;
+  }
+}
+
+TEST(SpillStore, TheNextStoreRemovesTheDirectoryOfAKilledProcess) {
+  TempParent parent;
+  const std::string dir = spill_then_die(parent.path, SIGKILL);
+  ASSERT_TRUE(fs::exists(fs::path(dir) / "C1.spill"));  // SIGKILL runs no handler
+  SpillStore live(parent.path.string());
+  {
+    SpillStore next(parent.path.string());  // sweeps the dead one's, not the live one's
+    EXPECT_FALSE(fs::exists(dir));
+    EXPECT_TRUE(fs::exists(live.directory()));
+  }
+  EXPECT_TRUE(fs::exists(live.directory()));
+}
+
+TEST(SpillStore, OnlyOldDirectoriesWithoutALockAreSwept) {
+  TempParent parent;
+  const fs::path fresh = parent.path / "lightning-spill-fresh0";
+  const fs::path old = parent.path / "lightning-spill-old000";
+  const fs::path other = parent.path / "not-a-spill-dir";
+  for (const fs::path& d : {fresh, old, other}) fs::create_directory(d);
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(old, hour_ago);
+  fs::last_write_time(other, hour_ago);
+  { SpillStore store(parent.path.string()); }
+  EXPECT_TRUE(fs::exists(fresh));  // its owner may be about to lock it
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_TRUE(fs::exists(other));
 }
 
 }  // namespace
