@@ -127,8 +127,12 @@ void Driver::read(ArrayId array, const Rect& region, void* host) {
 void Driver::launch(const Launch& l) {
   const kernel::KernelInfo& info = kernel::KernelRegistry::get(l.kernel);
   const kernel::KernelDescription& described = info.described_by(l.description);
+  const size_t bindings = annotations_.bound_count();
   const annotation::BoundAnnotation& bound =
       annotations_.bind(described.annotation, described.signature, l.domain.rank());
+  if (annotations_.bound_count() != bindings)  // a new binding: its warnings, once
+    for (const annotation::Diagnostic& w : bound.warnings())
+      log().warn("kernel '{}': {}", info.name, w.format(described.annotation));
   const planner::HostBufferId result = info.reduces() ? next_buffer() : planner::HostBufferId{};
   DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
   const planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission

@@ -11,6 +11,7 @@
 
 #include "core/error.hpp"
 #include "distribution/data_distribution.hpp"
+#include "kernel/native_kernel.hpp"
 
 namespace lightning::driver {
 namespace {
@@ -76,6 +77,39 @@ TEST(Driver, HandsEachWorkerItsFragmentAndStopsThemAtTheEnd) {
     EXPECT_FALSE(record.stopped);
   }
   EXPECT_TRUE(record.stopped);
+}
+
+// b is listed but no rule mentions it.
+struct Unmentioned {
+  void operator()(int64_t) const {}
+};
+const KernelId kUnmentioned = kernel::KernelRegistry::add(
+    kernel::native_kernel<Unmentioned, 1>("driver_test::Unmentioned", "global i => write a[i]",
+                                          annotation::KernelSignature()
+                                              .add_array("a", DataType::kFloat64, 1)
+                                              .add_array("b", DataType::kFloat64, 1),
+                                          {}));
+
+TEST(Driver, AnArrayNoRuleMentionsIsLoggedOncePerKernel) {
+  Record record;
+  Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+  const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+  const ArrayId b = d.create_array("b", DataType::kFloat64, Point{8}, dist::block(4));
+  Unmentioned k;
+  Launch l;
+  l.kernel = kUnmentioned;
+  l.functor = &k;
+  l.arrays = {a, b};
+  l.domain = Rect(Point{0}, Point{8});
+  ::testing::internal::CaptureStderr();
+  d.launch(l);
+  d.launch(l);
+  d.fence();
+  const std::string logged = ::testing::internal::GetCapturedStderr();
+  const std::string warning = "kernel 'driver_test::Unmentioned': annotation:1:";
+  ASSERT_NE(logged.find(warning), std::string::npos) << logged;
+  EXPECT_EQ(logged.find(warning, logged.find(warning) + 1), std::string::npos) << logged;
+  EXPECT_NE(logged.find("'b'"), std::string::npos) << logged;
 }
 
 TEST(Driver, AFailureIsThrownAtTheNextFenceOnceAndTheDriverStaysUsable) {
