@@ -9,6 +9,9 @@ endfunction()
 
 file(REMOVE_RECURSE ${WORK_DIR})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+# Installed executables start from the prefix alone (their RPATH finds the library).
+run(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK_DIR}/prefix/bin/lightning-info
+    --lightning-devices=host:2)
 # The package's include path is the include directory alone (the runtime headers the public
 # ones need are under lightning_kokkos/internal/ there), so a user's core/error.hpp is safe.
 file(GLOB _targets ${WORK_DIR}/prefix/lib*/cmake/LightningKokkos/LightningKokkosTargets.cmake)
