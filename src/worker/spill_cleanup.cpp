@@ -51,6 +51,7 @@ constexpr size_t kPathMax = 512;
 struct Slot {
   std::atomic<bool> used{false};
   char path[kPathMax] = {};
+  char parent[kPathMax] = {};
 };
 Slot g_slots[kSlots];
 std::once_flag g_handlers_installed;
@@ -77,9 +78,48 @@ void remove_flat_dir(const char* path) {
   ::rmdir(path);
 }
 
+// remove_abandoned_spill_dirs without the age rule, with async-signal-safe calls only: when
+// mpirun ends a job after a rank was killed, the survivors' handlers remove its directory too.
+void remove_abandoned_signal_safe(const char* parent) {
+  const int fd = ::open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  const size_t prefix = std::strlen(kSpillDirPrefix);
+  const size_t parent_length = std::strlen(parent);
+  alignas(8) char buf[4096];
+  char dir[kPathMax], lock[kPathMax];
+  for (;;) {
+    const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
+    if (n <= 0) break;
+    for (long off = 0; off < n;) {
+      unsigned short reclen;
+      std::memcpy(&reclen, buf + off + 16, sizeof reclen);
+      const char* name = buf + off + 19;
+      off += reclen;
+      const size_t length = std::strlen(name);
+      if (std::strncmp(name, kSpillDirPrefix, prefix) != 0 ||
+          parent_length + length + std::strlen(kSpillOwnerLock) + 3 > kPathMax)
+        continue;
+      std::memcpy(dir, parent, parent_length);
+      dir[parent_length] = '/';
+      std::memcpy(dir + parent_length + 1, name, length + 1);
+      std::memcpy(lock, dir, parent_length + 1 + length);
+      lock[parent_length + 1 + length] = '/';
+      std::memcpy(lock + parent_length + 2 + length, kSpillOwnerLock,
+                  std::strlen(kSpillOwnerLock) + 1);
+      const int lock_fd = ::open(lock, O_RDWR | O_CLOEXEC);
+      if (lock_fd < 0) continue;
+      if (::flock(lock_fd, LOCK_EX | LOCK_NB) == 0) remove_flat_dir(dir);
+      ::close(lock_fd);
+    }
+  }
+  ::close(fd);
+}
+
 void on_fatal_signal(int sig) {
   for (Slot& s : g_slots)
     if (s.used.load(std::memory_order_acquire)) remove_flat_dir(s.path);
+  for (Slot& s : g_slots)
+    if (s.used.load(std::memory_order_acquire)) remove_abandoned_signal_safe(s.parent);
   std::signal(sig, SIG_DFL);
   std::raise(sig);  // ends the process as the signal would have
 }
@@ -97,8 +137,8 @@ void install_handlers() {
 
 }  // namespace
 
-int register_spill_dir(const std::string& dir) {
-  if (dir.size() >= kPathMax) return -1;
+int register_spill_dir(const std::string& dir, const std::string& parent) {
+  if (dir.size() >= kPathMax || parent.size() >= kPathMax) return -1;
   std::call_once(g_handlers_installed, install_handlers);
   static std::mutex claim;  // registrations are rare; the handler reads only `used`
   std::lock_guard<std::mutex> lock(claim);
@@ -106,6 +146,7 @@ int register_spill_dir(const std::string& dir) {
     Slot& s = g_slots[i];
     if (s.used.load(std::memory_order_relaxed)) continue;
     std::memcpy(s.path, dir.c_str(), dir.size() + 1);
+    std::memcpy(s.parent, parent.c_str(), parent.size() + 1);
     s.used.store(true, std::memory_order_release);
     return i;
   }

@@ -18,11 +18,12 @@ inline constexpr const char* kSpillDirPrefix = "lightning-spill-";
 /// its lock right after its directory). Returns how many it removed; never throws.
 int remove_abandoned_spill_dirs(const std::string& parent);
 
-/// Registers a spill directory to be removed if the process gets SIGINT or SIGTERM while its
-/// handler is the default one (the signal then goes on as it would have: the process ends by
-/// it). Returns a slot for unregister_spill_dir, or -1 when none is free or the path is too
-/// long (the sweep above still removes it later).
-int register_spill_dir(const std::string& dir);
+/// Registers a spill directory, made under `parent`, to be removed if the process gets SIGINT
+/// or SIGTERM while its handler is the default one; the handler also removes the directories
+/// under `parent` whose owner is gone (as when mpirun ends a job after a rank was killed), then
+/// lets the signal end the process as it would have. Returns a slot for unregister_spill_dir,
+/// or -1 when none is free or a path is too long (the sweep above still removes it later).
+int register_spill_dir(const std::string& dir, const std::string& parent);
 /// Forgets a registration (before its owner removes the directory itself).
 void unregister_spill_dir(int slot);
 

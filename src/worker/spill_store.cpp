@@ -111,6 +111,7 @@ SpillStore::SpillStore(const std::string& parent_dir) {
     throw Error(ErrorKind::kConfig, "cannot create a spill directory under " + parent + ": " +
                                         errno_text(errno) + " (set LIGHTNING_SPILL_DIR)");
   dir_ = buf.data();
+  parent_ = parent;
   // Held until the destructor: while it is, no other process sweeps this directory.
   const std::string lock = dir_ + "/" + kSpillOwnerLock;
   lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -121,7 +122,7 @@ SpillStore::SpillStore(const std::string& parent_dir) {
     std::filesystem::remove_all(dir_, ec);
     throw Error(ErrorKind::kConfig, "cannot lock spill directory " + dir_ + ": " + errno_text(err));
   }
-  signal_slot_ = register_spill_dir(dir_);
+  signal_slot_ = register_spill_dir(dir_, parent_);
 }
 
 SpillStore::~SpillStore() {
@@ -130,6 +131,9 @@ SpillStore::~SpillStore() {
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);  // the lock and anything an interrupted write left
   ::close(lock_fd_);
+  // And those of processes that ended meanwhile (a rank killed during the run), so that a
+  // run that outlives a lost rank leaves nothing behind either.
+  remove_abandoned_spill_dirs(parent_);
 }
 
 std::string SpillStore::path_of(ChunkId chunk) const {

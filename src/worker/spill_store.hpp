@@ -15,8 +15,8 @@ namespace lightning::worker {
 /// private directory per manager keeps processes that share a spill directory apart. The
 /// destructor removes every file and the directory; so do SIGINT and SIGTERM (while their
 /// handlers are the default ones), and a directory whose process ended otherwise (SIGKILL, a
-/// crash, MPI_Abort) is removed by the next SpillStore made under the same parent: each
-/// directory holds a lock file its owner keeps locked (see spill_cleanup.hpp).
+/// crash, MPI_Abort) is removed by the next SpillStore made or destroyed under the same parent:
+/// each directory holds a lock file its owner keeps locked (see spill_cleanup.hpp).
 ///
 /// File format (`C<id>.spill`, little-endian), a 40-byte header then the payload:
 ///   offset 0  char[8]  magic "LKSPILL1"
@@ -66,6 +66,7 @@ class SpillStore {
 
  private:
   std::string dir_;
+  std::string parent_;
   int lock_fd_ = -1;      // the owner's lock, held for the store's lifetime
   int signal_slot_ = -1;  // its registration for SIGINT/SIGTERM
   std::unordered_set<ChunkId> files_;
