@@ -56,24 +56,31 @@ struct Slot {
 Slot g_slots[kSlots];
 std::once_flag g_handlers_installed;
 
-// Removes the files of one directory (spill directories are flat) and the directory, with
-// async-signal-safe calls only (open, getdents64, unlinkat, close, rmdir).
-void remove_flat_dir(const char* path) {
-  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
+// Calls `f(name)` for every entry of the directory open at `dir_fd` but "." and "..", with
+// async-signal-safe calls only (getdents64, not readdir).
+template <class F>
+void for_each_entry(int dir_fd, F f) {
   alignas(8) char buf[4096];
   for (;;) {
-    const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
-    if (n <= 0) break;
+    const long n = ::syscall(SYS_getdents64, dir_fd, buf, sizeof buf);
+    if (n <= 0) return;
     for (long off = 0; off < n;) {
       // struct linux_dirent64: ino (8), off (8), reclen (2), type (1), name.
       unsigned short reclen;
       std::memcpy(&reclen, buf + off + 16, sizeof reclen);
       const char* name = buf + off + 19;
-      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) ::unlinkat(fd, name, 0);
       off += reclen;
+      if (std::strcmp(name, ".") != 0 && std::strcmp(name, "..") != 0) f(name);
     }
   }
+}
+
+// Removes the files of one directory (spill directories are flat) and the directory, with
+// async-signal-safe calls only (open, getdents64, unlinkat, close, rmdir).
+void remove_flat_dir(const char* path) {
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  for_each_entry(fd, [fd](const char* name) { ::unlinkat(fd, name, 0); });
   ::close(fd);
   ::rmdir(path);
 }
@@ -85,33 +92,24 @@ void remove_abandoned_signal_safe(const char* parent) {
   if (fd < 0) return;
   const size_t prefix = std::strlen(kSpillDirPrefix);
   const size_t parent_length = std::strlen(parent);
-  alignas(8) char buf[4096];
-  char dir[kPathMax], lock[kPathMax];
-  for (;;) {
-    const long n = ::syscall(SYS_getdents64, fd, buf, sizeof buf);
-    if (n <= 0) break;
-    for (long off = 0; off < n;) {
-      unsigned short reclen;
-      std::memcpy(&reclen, buf + off + 16, sizeof reclen);
-      const char* name = buf + off + 19;
-      off += reclen;
-      const size_t length = std::strlen(name);
-      if (std::strncmp(name, kSpillDirPrefix, prefix) != 0 ||
-          parent_length + length + std::strlen(kSpillOwnerLock) + 3 > kPathMax)
-        continue;
-      std::memcpy(dir, parent, parent_length);
-      dir[parent_length] = '/';
-      std::memcpy(dir + parent_length + 1, name, length + 1);
-      std::memcpy(lock, dir, parent_length + 1 + length);
-      lock[parent_length + 1 + length] = '/';
-      std::memcpy(lock + parent_length + 2 + length, kSpillOwnerLock,
-                  std::strlen(kSpillOwnerLock) + 1);
-      const int lock_fd = ::open(lock, O_RDWR | O_CLOEXEC);
-      if (lock_fd < 0) continue;
-      if (::flock(lock_fd, LOCK_EX | LOCK_NB) == 0) remove_flat_dir(dir);
-      ::close(lock_fd);
-    }
-  }
+  for_each_entry(fd, [&](const char* name) {
+    const size_t length = std::strlen(name);
+    if (std::strncmp(name, kSpillDirPrefix, prefix) != 0 ||
+        parent_length + length + std::strlen(kSpillOwnerLock) + 3 > kPathMax)
+      return;
+    char dir[kPathMax], lock[kPathMax];
+    std::memcpy(dir, parent, parent_length);
+    dir[parent_length] = '/';
+    std::memcpy(dir + parent_length + 1, name, length + 1);
+    std::memcpy(lock, dir, parent_length + 1 + length);
+    lock[parent_length + 1 + length] = '/';
+    std::memcpy(lock + parent_length + 2 + length, kSpillOwnerLock,
+                std::strlen(kSpillOwnerLock) + 1);
+    const int lock_fd = ::open(lock, O_RDWR | O_CLOEXEC);
+    if (lock_fd < 0) return;
+    if (::flock(lock_fd, LOCK_EX | LOCK_NB) == 0) remove_flat_dir(dir);
+    ::close(lock_fd);
+  });
   ::close(fd);
 }
 
