@@ -73,13 +73,13 @@ void StagingThread::retry_waiting() {
 void StagingThread::loop() {
   // Runs `f`, answering `task` with what it threw.
   auto answer = [this](TaskId task, auto f) {
-    std::exception_ptr error;
+    std::optional<planner::TaskFailure> failure;
     try {
       f();
-    } catch (const std::exception&) {
-      error = std::current_exception();
+    } catch (const std::exception& e) {
+      failure = planner::failure_of(e);
     }
-    replies_.done(task, error);
+    replies_.done(task, std::move(failure));
   };
   for (;;) {
     Op op = ops_.pop();

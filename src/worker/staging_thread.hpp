@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <variant>
 #include <vector>
@@ -41,8 +42,8 @@ class StagingThread {
     std::function<void(TaskId, std::vector<void*>)> staged;
     /// Staging failed for good (e.g. out of memory): the underlying error.
     std::function<void(TaskId, planner::TaskFailure)> stage_failed;
-    /// A CreateChunk or DeleteChunk is done (null: success).
-    std::function<void(TaskId, std::exception_ptr)> done;
+    /// A CreateChunk or DeleteChunk is done: empty on success, else the underlying error.
+    std::function<void(TaskId, std::optional<planner::TaskFailure>)> done;
   };
 
   /// `trace` and `track` (optional) receive a slice per staging that moved bytes.

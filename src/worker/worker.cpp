@@ -23,7 +23,8 @@ std::shared_ptr<DevicePlatform> required(std::shared_ptr<DevicePlatform> platfor
 }
 
 // The underlying error of a failed operation (its kind and text) as a failure, for the
-// scheduler, which fills in what the task was; empty for success.
+// scheduler, which fills in what the task was; empty for success. Taken on the thread that
+// ran the operation, so only a value crosses to the scheduler thread.
 std::optional<planner::TaskFailure> failure_from(const std::exception_ptr& e) {
   if (!e) return std::nullopt;
   try {
@@ -117,8 +118,8 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
                                  [this](TaskId t, planner::TaskFailure f) {
                                    events_.push(StageFailedEvent{t, std::move(f)});
                                  },
-                                 [this](TaskId t, std::exception_ptr e) {
-                                   events_.push(RanEvent{t, std::move(e)});
+                                 [this](TaskId t, std::optional<planner::TaskFailure> f) {
+                                   events_.push(RanEvent{t, std::move(f)});
                                  }};
   staging_ = std::make_unique<StagingThread>(
       options_.memory, platform_->memory(), options_.devices, std::move(replies), options_.trace,
@@ -157,7 +158,7 @@ void Worker::scheduler_loop() {
                 scheduler_->on_staged(e.task);
               },
               [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
-              [&](RanEvent& e) { scheduler_->on_ran(e.task, failure_from(e.error)); },
+              [&](RanEvent& e) { scheduler_->on_ran(e.task, std::move(e.failure)); },
               [&](ReceivedEvent& e) { exchange_->received(e.task, std::move(e.payload), e.error); },
               [&](ArrivedEvent& e) {
                 const uint64_t tag = e.message.tag;
@@ -245,7 +246,7 @@ Device::Done Worker::finished(const Task& task, int track) {
   return [this, track, name = std::string(planner::name_of(task.kind)), task_id = task.id, bytes](
              std::exception_ptr e, OpSpan span) {
     if (!e) record(track, name, span, {{"task", task_id.to_string()}, {"bytes", bytes}});
-    events_.push(RanEvent{task_id, std::move(e)});
+    events_.push(RanEvent{task_id, failure_from(e)});
   };
 }
 
@@ -312,7 +313,7 @@ void Worker::run_task(const Task& task) {
                                  device = t.device.to_string()](std::exception_ptr e, OpSpan span) {
                   if (!e)
                     record(track, name, span, {{"superblock", superblock}, {"device", device}});
-                  events_.push(RanEvent{id, e});
+                  events_.push(RanEvent{id, failure_from(e)});
                 });
           },
           [&](const planner::CopyTask& t) { run_copy(task, buffer(1), buffer(0), t.region); },

@@ -85,7 +85,7 @@ class Worker {
   };
   struct RanEvent {
     TaskId task;
-    std::exception_ptr error;  ///< null on success
+    std::optional<planner::TaskFailure> failure;  ///< empty on success
   };
   struct ArrivedEvent {
     comm::DataMessage message;

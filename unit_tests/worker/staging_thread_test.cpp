@@ -33,7 +33,9 @@ struct Answers {
         [this](TaskId t, planner::TaskFailure f) {
           add("failed " + t.to_string() + ": " + f.what);
         },
-        [this](TaskId t, std::exception_ptr e) { add((e ? "error " : "done ") + t.to_string()); }};
+        [this](TaskId t, std::optional<planner::TaskFailure> f) {
+          add((f ? "error " : "done ") + t.to_string());
+        }};
   }
   void add(std::string entry, std::optional<std::vector<void*>> staged = std::nullopt) {
     std::lock_guard<std::mutex> lock(mutex);
