@@ -18,6 +18,7 @@
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/parallel.hpp"
 #include "lightning_kokkos/view.hpp"
+#include "worker/access_check.hpp"
 
 namespace lightning {
 namespace {
@@ -117,12 +118,12 @@ ArrayControl* create_array(const std::string& label, DataType type, int rank, co
   const Point e = point_of(rank, extent);
   ArrayId id;
   if (distribution) {
-    id = d.create_array(label, type, e, *distribution);
+    id = d.create_array(label, type, e, *distribution, axes_reversed);
   } else {
     // One chunk per device along axis 0.
     const int64_t devices = static_cast<int64_t>(d.devices().size());
     const int64_t chunk = std::max<int64_t>(1, (extent[0] + devices - 1) / devices);
-    id = d.create_array(label, type, e, dist::block(chunk));
+    id = d.create_array(label, type, e, dist::block(chunk), axes_reversed);
   }
   auto control = std::make_unique<ArrayControl>();
   control->array = id;
@@ -201,7 +202,9 @@ void check_range(const std::string& label, int rank, const int64_t* lo, const in
                       std::to_string(a) + " is outside [0, " + std::to_string(extent[a]) + ")");
 }
 
-void null_element_access(const ArrayControl* control) {
+namespace {
+
+[[noreturn]] void null_element_access(const ArrayControl* control) {
   std::string name = "a lightning::View";
   {
     std::lock_guard<std::mutex> lock(state().controls_mutex);
@@ -214,6 +217,15 @@ void null_element_access(const ArrayControl* control) {
                   "devices. On the host, copy them with Kokkos::deep_copy; in a kernel, run it "
                   "on lightning::Distributed (not Kokkos::Serial or another space) and list the "
                   "View among the LIGHTNING_KERNEL members");
+}
+
+}  // namespace
+
+void* unbound_element(const ArrayControl* control, const void* handle, int rank, int64_t i,
+                      int64_t j, int64_t k) {
+  if (!worker::is_checked_handle(handle)) null_element_access(control);
+  const Point index = rank == 1 ? Point{i} : rank == 2 ? Point{i, j} : Point{i, j, k};
+  return worker::checked_element(handle, index);
 }
 
 void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,

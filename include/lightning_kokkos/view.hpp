@@ -32,10 +32,11 @@
 // LIGHTNING_VIEW_CHECKS (default 1): View::operator() on the host throws a clear error naming
 // the View when its data pointer is null: an element access outside a kernel, from a kernel
 // run on another execution space (e.g. Kokkos::Serial), or of a View a kernel does not list.
-// GPU code never checks. The test is per access and stops the host compiler from vectorising
-// kernel loops (saxpy on a host device: 1.7x slower at -O2, 3.5x at -O3), so programs that
-// time host devices may define LIGHTNING_VIEW_CHECKS=0; such an access then dereferences a
-// null pointer. Use one value in a whole program.
+// The same test gives checked mode its way in (a checked run's handles have null data), so
+// checked mode needs it. GPU code never checks. The test is per access and stops the host compiler
+// from vectorising kernel loops (saxpy on a host device: 1.7x slower at -O2, 3.5x at -O3), so
+// programs that time host devices may define LIGHTNING_VIEW_CHECKS=0; such an access then
+// dereferences a null pointer. Use one value in a whole program.
 #ifndef LIGHTNING_VIEW_CHECKS
 #define LIGHTNING_VIEW_CHECKS 1
 #endif
@@ -91,8 +92,12 @@ void check_same_extents(const std::string& what, const std::string& label, int r
 /// 0 <= lo <= hi <= extent on every axis.
 void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
                  const int64_t* extent);
-/// Throws the error of an element access where the data pointer is null, naming the View.
-[[noreturn]] void null_element_access(const ArrayControl* control);
+/// An element access where the data pointer is null: in a checked run (checked mode, see
+/// docs/annotations.md) the element's address once its index (stored order, `rank` of them)
+/// is checked against the annotation; otherwise throws the error of an access outside a
+/// kernel, naming the View.
+void* unbound_element(const ArrayControl* control, const void* handle, int rank, int64_t i,
+                      int64_t j, int64_t k);
 
 template <class T>
 struct IsView : std::false_type {};
@@ -215,24 +220,28 @@ class View {
   /// naming the View (unless LIGHTNING_VIEW_CHECKS is 0).
   KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i) const {
     static_assert(Data::rank == 1, "rank-1 View: one index");
-    check();
+    if (unbound()) return unbound_element(i, 0, 0);
     return handle_(i);
   }
   KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i, int64_t j) const {
     static_assert(Data::rank == 2, "rank-2 View: two indices");
-    check();
-    if constexpr (impl_axes_reversed)
+    if constexpr (impl_axes_reversed) {
+      if (unbound()) return unbound_element(j, i, 0);
       return handle_(j, i);
-    else
+    } else {
+      if (unbound()) return unbound_element(i, j, 0);
       return handle_(i, j);
+    }
   }
   KOKKOS_FORCEINLINE_FUNCTION value_type& operator()(int64_t i, int64_t j, int64_t k) const {
     static_assert(Data::rank == 3, "rank-3 View: three indices");
-    check();
-    if constexpr (impl_axes_reversed)
+    if constexpr (impl_axes_reversed) {
+      if (unbound()) return unbound_element(k, j, i);
       return handle_(k, j, i);
-    else
+    } else {
+      if (unbound()) return unbound_element(i, j, k);
       return handle_(i, j, k);
+    }
   }
 
   KOKKOS_INLINE_FUNCTION std::size_t extent(std::size_t r) const {
@@ -307,10 +316,19 @@ class View {
       handle_.stride[r] = r == Data::rank - 1 ? 1 : handle_.stride[r + 1] * e[r + 1];
     }
   }
-  KOKKOS_FORCEINLINE_FUNCTION void check() const {
+  // Whether the data pointer is null, where host code tests it (see LIGHTNING_VIEW_CHECKS).
+  KOKKOS_FORCEINLINE_FUNCTION bool unbound() const {
 #if LIGHTNING_VIEW_CHECKS && !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
-    if (LIGHTNING_UNLIKELY(handle_.data == nullptr)) detail::null_element_access(control_);
+    return LIGHTNING_UNLIKELY(handle_.data == nullptr);
+#else
+    return false;
 #endif
+  }
+  // An access through a null data pointer: checked mode's element, or the error of an access
+  // outside a kernel. Indices in stored order.
+  value_type& unbound_element(int64_t i, int64_t j, int64_t k) const {
+    return *static_cast<value_type*>(
+        detail::unbound_element(control_, &handle_, Data::rank, i, j, k));
   }
   void retain() {
     if (control_) control_->count.fetch_add(1, std::memory_order_relaxed);

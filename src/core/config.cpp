@@ -18,6 +18,7 @@ struct KeySpec {
   const char* expects;                             // for error messages
   void (*apply)(Config&, std::string_view value);  // returns normally or throws "bad value"
   std::string (*show)(const Config&);
+  const char* bare = nullptr;  // the value of `--lightning-<key>` without `=value` (switches)
 };
 
 struct BadValue {};
@@ -33,6 +34,14 @@ uint64_t cap_or_throw(std::string_view v) {
   const uint64_t s = size_or_throw(v);
   if (s == 0) throw BadValue{};
   return s;
+}
+
+bool switch_or_throw(std::string_view v) {
+  for (const char* on : {"on", "1", "true", "yes"})
+    if (v == on) return true;
+  for (const char* off : {"off", "0", "false", "no"})
+    if (v == off) return false;
+  throw BadValue{};
 }
 
 std::chrono::microseconds duration_or_throw(std::string_view v) {
@@ -101,6 +110,9 @@ const KeySpec kKeys[] = {
     {"direct-receive-wait", "a duration such as 2ms (units us, ms, s; 0: never wait)",
      [](Config& c, std::string_view v) { c.direct_receive_wait = duration_or_throw(v); },
      [](const Config& c) { return format_duration(c.direct_receive_wait); }},
+    {"check-access", "on or off",
+     [](Config& c, std::string_view v) { c.check_access = switch_or_throw(v); },
+     [](const Config& c) { return std::string(c.check_access ? "on" : "off"); }, "on"},
 };
 
 const KeySpec* find_key(std::string_view name) {
@@ -222,6 +234,14 @@ void Config::set(std::string_view key, std::string_view value, std::string_view 
   }
 }
 
+bool Config::check_access_by_default() {
+#ifdef NDEBUG
+  return false;
+#else
+  return true;
+#endif
+}
+
 Config Config::load(int* argc, char** argv, const EnvLookup& env) {
   Config c;
   for (const auto& k : kKeys) {
@@ -239,9 +259,15 @@ Config Config::load(int* argc, char** argv, const EnvLookup& env) {
     }
     const std::string_view body = arg.substr(kPrefix.size());
     const size_t eq = body.find('=');
-    if (eq == std::string_view::npos)
+    if (eq == std::string_view::npos) {
+      const KeySpec* spec = find_key(body);
+      if (spec && spec->bare) {
+        c.set(body, spec->bare, arg);
+        continue;
+      }
       throw Error(ErrorKind::kConfig, "argument '" + std::string(arg) +
                                           "' has no value: write --lightning-<key>=<value>");
+    }
     c.set(body.substr(0, eq), body.substr(eq + 1), arg.substr(0, kPrefix.size() + eq));
   }
   for (int i = kept; i < *argc; ++i) argv[i] = nullptr;

@@ -50,6 +50,14 @@ struct Config {
   /// task to name its destination (then it lands there, no copy) before the receiving rank
   /// takes it into a buffer of its own (see comm::MpiTransport).
   std::chrono::microseconds direct_receive_wait{2'000};
+  /// Key `check-access` (on/off; `--lightning-check-access` alone is on): checked mode, in
+  /// which every element a kernel on a host device touches through a View is checked
+  /// against its annotation (docs/annotations.md, "Checked mode"). On by default in a
+  /// library built without NDEBUG (Debug).
+  bool check_access = check_access_by_default();
+
+  /// Whether the library was built without NDEBUG (checked mode's default).
+  static bool check_access_by_default();
 
   /// Looks up an environment variable; empty when unset.
   using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

@@ -77,17 +77,51 @@ void Driver::wait_for(const std::vector<TaskId>& tasks) {
 
 void Driver::throw_pending_error() {
   std::vector<planner::TaskFailure> failures;
+  bool idle = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     failures.swap(failures_);
+    idle = outstanding_ == 0;
   }
-  if (!failures.empty()) throw task_error(failures);
+  std::optional<Error> error;
+  if (!failures.empty())
+    error = task_error(failures, [this](LaunchId l) -> const LaunchNames* {
+      auto it = launch_names_.find(l);
+      return it == launch_names_.end() ? nullptr : &it->second;
+    });
+  if (idle) launch_names_.clear();  // no task left that could fail and need them
+  if (error) throw *error;
+}
+
+void Driver::remember_names(LaunchId launch, const Launch& l,
+                            const kernel::KernelDescription& described,
+                            const annotation::BoundAnnotation& bound) {
+  LaunchNames names;
+  names.annotation = described.annotation;
+  const auto& params = described.signature.params;
+  names.params.resize(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    LaunchNames::Param& p = names.params[i];
+    p.name = params[i].name;
+    if (i < l.arrays.size() && l.arrays[i].valid()) {
+      auto a = arrays_.find(l.arrays[i]);
+      if (a != arrays_.end()) {
+        p.view = a->second.name;
+        p.axes_reversed = a->second.axes_reversed;
+      }
+    }
+  }
+  for (const annotation::BoundRule& r : bound.rules()) {  // the first rule of each parameter
+    LaunchNames::Param& p = names.params.at(static_cast<size_t>(r.param));
+    if (p.rule == std::string::npos) p.rule = r.offset;
+  }
+  launch_names_[launch] = std::move(names);
 }
 
 ArrayId Driver::create_array(const std::string& name, DataType type, const Point& extent,
-                             const DataDistribution& distribution) {
+                             const DataDistribution& distribution, bool axes_reversed) {
   auto [id, plan] = planner_.create_array({name, type, extent, distribution});
-  arrays_[id] = {name, type, extent};
+  arrays_[id] = {name, type, extent, axes_reversed};
   submit(plan, {});
   return id;
 }
@@ -136,6 +170,7 @@ void Driver::launch(const Launch& l) {
   const planner::HostBufferId result = info.reduces() ? next_buffer() : planner::HostBufferId{};
   DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
   const planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission
+  if (config_.check_access) remember_names(plan.request, l, described, bound);
   worker::FragmentContext context;
   context.launches[plan.request] = decoded.data;
   if (info.reduces()) {

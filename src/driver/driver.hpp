@@ -18,6 +18,7 @@
 #include "distribution/work_distribution.hpp"
 #include "driver/cluster.hpp"
 #include "driver/launch.hpp"
+#include "driver/task_error.hpp"
 #include "driver/worker_group.hpp"
 #include "planner/planner.hpp"
 #include "planner/task_failure.hpp"
@@ -52,8 +53,10 @@ class Driver final {
 
   const DeviceSet& devices() const { return planner_.devices(); }
 
+  /// `axes_reversed`: the program indexes the array's axes in reverse order (a LayoutLeft
+  /// View), for messages.
   ArrayId create_array(const std::string& name, DataType type, const Point& extent,
-                       const DataDistribution& distribution);
+                       const DataDistribution& distribution, bool axes_reversed = false);
   /// Frees the array once every task using it has run.
   void delete_array(ArrayId array);
   /// Sets `region` to `value` (one element's bytes).
@@ -80,6 +83,7 @@ class Driver final {
     std::string name;
     DataType type;
     Point extent;
+    bool axes_reversed = false;
   };
 
   void on_lost(const std::string& reason);
@@ -87,6 +91,9 @@ class Driver final {
   void wait_for(const std::vector<TaskId>& tasks);
   void on_completed(TaskId task, std::optional<planner::TaskFailure> failure);
   void throw_pending_error();
+  // Checked mode: the names of `launch`'s parameters and Views, kept until its tasks ended.
+  void remember_names(LaunchId launch, const Launch& l, const kernel::KernelDescription& described,
+                      const annotation::BoundAnnotation& bound);
   planner::HostBufferId next_buffer() { return planner::HostBufferId{next_buffer_++}; }
 
   std::unique_ptr<WorkerGroup> workers_;  // declared first: stopped in the destructor's body
@@ -94,6 +101,7 @@ class Driver final {
   planner::Planner planner_;
   annotation::AnnotationCache annotations_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
+  std::unordered_map<LaunchId, LaunchNames> launch_names_;  // checked mode only
   uint64_t next_buffer_ = 1;
 
   // Completions from the workers' threads.

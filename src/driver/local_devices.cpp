@@ -44,6 +44,13 @@ int local_device_count(const Config& config) {
   return config.devices.kind == DeviceSelection::Kind::kHost ? config.devices.host_count : 1;
 }
 
+void apply_worker_settings(const Config& config, worker::WorkerOptions& options) {
+  options.memory.host_bytes = config.host_memory;
+  options.memory.spill_dir = config.spill_dir;
+  options.staging_limit = config.staging_limit;
+  options.check_access = config.check_access;
+}
+
 void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& options) {
   for (worker::WorkerOptions& o : options) o.platform = std::make_shared<host::HostPlatform>();
 #if LIGHTNING_HAVE_CUDA

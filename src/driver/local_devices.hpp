@@ -16,6 +16,10 @@ namespace lightning::driver {
 /// Error(kConfig) for devices this build or machine cannot drive.
 int local_device_count(const Config& config);
 
+/// The settings of `config` every worker takes as they are: host memory cap, spill
+/// directory, staging limit, checked mode.
+void apply_worker_settings(const Config& config, worker::WorkerOptions& options);
+
 /// Gives the workers of this process (`options`, devices filled in) their platform: when
 /// `config` selects GPUs, the i-th device of each worker is the i-th selected GPU (workers of
 /// one process share the GPUs, each with its own pools, so the default pool is a share of the

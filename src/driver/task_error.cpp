@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "annotation/diagnostic.hpp"
+
 namespace lightning::driver {
 
 namespace {
@@ -26,7 +28,43 @@ std::string kernel_name(const planner::TaskFailure::Kernel& k) {
   return text;
 }
 
-std::string describe(const planner::TaskFailure& f) {
+const char* declared_as(planner::ChunkAccessMode mode) {
+  switch (mode) {
+    case planner::ChunkAccessMode::kRead:
+      return "to read";
+    case planner::ChunkAccessMode::kWrite:
+      return "to write";
+    case planner::ChunkAccessMode::kReadWrite:
+      break;
+  }
+  return "to read and write";
+}
+
+// A point in the View's own index order.
+std::string in_view_order(const Point& p, bool axes_reversed) {
+  return (axes_reversed ? p.reversed() : p).to_string();
+}
+
+// The violation in the program's terms, or empty when the launch is not known.
+std::string describe_violation(const planner::AccessViolation& v, const LaunchNames* names) {
+  if (!names || v.param < 0 || static_cast<size_t>(v.param) >= names->params.size()) return {};
+  const LaunchNames::Param& p = names->params[static_cast<size_t>(v.param)];
+  std::string text = "View '" + p.view + "' (parameter '" + p.name + "'): element " +
+                     in_view_order(v.index, p.axes_reversed);
+  const std::string region =
+      p.axes_reversed ? v.region.reversed().to_string() : v.region.to_string();
+  if (v.wrote_read_only)
+    text += " was written, but the annotation declares " + region + " only to read it";
+  else
+    text +=
+        " is outside the region " + region + " that the annotation declares " + declared_as(v.mode);
+  if (p.rule != std::string::npos)
+    text += "\n" + annotation::format_diagnostic(names->annotation, p.rule,
+                                                 "the rule for '" + p.name + "'");
+  return text;
+}
+
+std::string describe(const planner::TaskFailure& f, const LaunchNamesOf& names) {
   std::string text;
   const bool named_kernel = f.kernel && !(f.kernel->name.empty() && f.kernel->label.empty());
   if (named_kernel) {
@@ -41,19 +79,23 @@ std::string describe(const planner::TaskFailure& f) {
   }
   if (f.skipped())
     return text + " was skipped: it depends on " + f.caused_by.to_string() + ", which failed";
+  if (f.violation && f.kernel && names) {
+    const std::string violation = describe_violation(*f.violation, names(f.kernel->launch));
+    if (!violation.empty()) return text + ": " + violation;
+  }
   return f.what.empty() ? text : text + ": " + f.what;
 }
 
 }  // namespace
 
-Error task_error(const std::vector<planner::TaskFailure>& failures) {
+Error task_error(const std::vector<planner::TaskFailure>& failures, const LaunchNamesOf& names) {
   if (failures.empty()) return Error(ErrorKind::kInternal, "task_error of no failures");
   // Report a cause, not a consequence: over MPI, a task skipped on one rank may be heard of
   // before the failure on another rank that it depends on.
   auto first = std::find_if(failures.begin(), failures.end(),
                             [](const planner::TaskFailure& f) { return !f.skipped(); });
   if (first == failures.end()) first = failures.begin();
-  std::string message = describe(*first);
+  std::string message = describe(*first, names);
   if (failures.size() > 1) {
     const auto skipped = std::count_if(failures.begin(), failures.end(),
                                        [](const planner::TaskFailure& f) { return f.skipped(); }) -

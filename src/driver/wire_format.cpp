@@ -76,7 +76,7 @@ void serialize(Archive& a, lightning::DeviceSelection& s) {
 template <class Archive>
 void serialize(Archive& a, lightning::Config& c) {
   a(c.devices, c.device_memory, c.host_memory, c.spill_dir, c.staging_limit, c.trace, c.log,
-    c.jit_cache);
+    c.jit_cache, c.check_access);
 }
 
 }  // namespace cereal
@@ -148,8 +148,13 @@ void serialize(Archive& a, TaskFailure::Kernel& k) {
   a(k.name, k.label, k.launch, k.superblock, k.device);
 }
 template <class Archive>
+void serialize(Archive& a, AccessViolation& v) {
+  a(v.param, v.index, v.region, v.mode, v.wrote_read_only);
+}
+template <class Archive>
 void serialize(Archive& a, TaskFailure& f) {
-  a(f.task, f.kind, f.detail, f.worker, f.rank, f.kernel, f.error, f.caused_by, f.what);
+  a(f.task, f.kind, f.detail, f.worker, f.rank, f.kernel, f.error, f.caused_by, f.what,
+    f.violation);
 }
 
 }  // namespace lightning::planner

@@ -26,9 +26,7 @@ std::vector<std::unique_ptr<worker::Worker>> make_workers(
     o.id = ids[i];
     o.devices = devices.devices_of(ids[i]);
     for (DeviceId d : o.devices) o.memory.devices.push_back({d, device_bytes});
-    o.memory.host_bytes = config.host_memory;
-    o.memory.spill_dir = config.spill_dir;
-    o.staging_limit = config.staging_limit;
+    apply_worker_settings(config, o);
     o.trace = trace;
   }
   choose_platforms(config, options);

@@ -77,9 +77,7 @@ bool WorkerService::handle(rpc::Message message) {
                      const uint64_t bytes =
                          m.device_bytes ? m.device_bytes : default_device_memory(m.devices.size());
                      for (DeviceId d : o.devices) o.memory.devices.push_back({d, bytes});
-                     o.memory.host_bytes = config_.host_memory;
-                     o.memory.spill_dir = config_.spill_dir;
-                     o.staging_limit = config_.staging_limit;
+                     apply_worker_settings(config_, o);
                      o.trace = trace_.get();
                      std::vector<worker::WorkerOptions> local(1);
                      local[0] = std::move(o);

@@ -7,16 +7,39 @@ namespace lightning::planner {
 
 namespace {
 
+auto fields(const AccessViolation& v) {
+  return std::tie(v.param, v.index, v.region, v.mode, v.wrote_read_only);
+}
+
 auto fields(const TaskFailure::Kernel& k) {
   return std::tie(k.name, k.label, k.launch, k.superblock, k.device);
 }
 
 auto fields(const TaskFailure& f) {
   return std::tie(f.task, f.kind, f.detail, f.worker, f.rank, f.kernel, f.error, f.caused_by,
-                  f.what);
+                  f.what, f.violation);
+}
+
+std::string describe_violation(const AccessViolation& v) {
+  if (v.wrote_read_only)
+    return "element " + v.index.to_string() + " of kernel parameter " + std::to_string(v.param) +
+           " changed, but its region " + v.region.to_string() + " is declared read-only";
+  return "element " + v.index.to_string() + " of kernel parameter " + std::to_string(v.param) +
+         " is outside the region " + v.region.to_string() + " declared for it";
 }
 
 }  // namespace
+
+AccessViolationError::AccessViolationError(AccessViolation violation)
+    : Error(ErrorKind::kAnnotation, describe_violation(violation)),
+      violation_(std::move(violation)) {}
+
+bool operator==(const AccessViolation& a, const AccessViolation& b) {
+  return fields(a) == fields(b);
+}
+bool operator!=(const AccessViolation& a, const AccessViolation& b) {
+  return !(a == b);
+}
 
 bool operator==(const TaskFailure::Kernel& a, const TaskFailure::Kernel& b) {
   return fields(a) == fields(b);
@@ -65,6 +88,7 @@ TaskFailure failure_of(const std::exception& error) {
     f.error = e->kind();
     f.what = e->message();
     for (const std::string& line : e->context()) f.what += "\n  " + line;
+    if (const auto* v = dynamic_cast<const AccessViolationError*>(e)) f.violation = v->violation();
   } else {
     f.error =
         dynamic_cast<const std::bad_alloc*>(&error) ? ErrorKind::kOutOfMemory : ErrorKind::kTask;

@@ -14,6 +14,32 @@
 
 namespace lightning::planner {
 
+/// An element access that a kernel's annotation does not allow, found in checked mode: the
+/// driver names the View, the kernel parameter and the annotation rule from `param`.
+struct AccessViolation {
+  int param = -1;  ///< the kernel parameter (signature position) the handle belongs to
+  Point index;     ///< the element, in global coordinates (the array's stored axis order)
+  Rect region;     ///< what the annotation declares for the superblock
+  ChunkAccessMode mode = ChunkAccessMode::kRead;  ///< how it declares it
+  /// True: `index` is inside `region` but changed although the region is read-only; false:
+  /// `index` is outside `region`.
+  bool wrote_read_only = false;
+};
+
+bool operator==(const AccessViolation& a, const AccessViolation& b);
+bool operator!=(const AccessViolation& a, const AccessViolation& b);
+
+/// The error a checked run throws: its message says what happened in terms the worker
+/// knows; failure_of keeps `violation` for the driver to describe in the user's terms.
+class AccessViolationError : public Error {
+ public:
+  explicit AccessViolationError(AccessViolation violation);
+  const AccessViolation& violation() const { return violation_; }
+
+ private:
+  AccessViolation violation_;
+};
+
 /// A task that failed, or that was skipped because a task it depends on failed.
 struct TaskFailure {
   /// What an Execute ran: its kernel and superblock.
@@ -40,6 +66,8 @@ struct TaskFailure {
   /// The underlying error: its message and context lines, without the "lightning: <kind>: "
   /// prefix. Empty for a skipped task.
   std::string what;
+  /// Set when a checked run found an access its annotation does not allow.
+  std::optional<AccessViolation> violation;
 
   bool skipped() const { return caused_by.valid(); }
 };
@@ -60,8 +88,9 @@ TaskFailure failure_of(const Task& task, ErrorKind error, std::string what);
 TaskFailure skipped_because(const Task& task, TaskId cause);
 
 /// The kind and the text (message and context lines, without prefix) of an error, as a
-/// TaskFailure's `error` and `what`: a lightning::Error gives its own; std::bad_alloc is out
-/// of memory; any other exception is kTask with its what().
+/// TaskFailure's `error` and `what`: a lightning::Error gives its own (an
+/// AccessViolationError its violation too); std::bad_alloc is out of memory; any other
+/// exception is kTask with its what().
 TaskFailure failure_of(const std::exception& error);
 
 }  // namespace lightning::planner

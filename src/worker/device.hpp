@@ -17,6 +17,7 @@
 #include "core/reduction.hpp"
 #include "kernel/kernel_registry.hpp"
 #include "planner/task.hpp"
+#include "worker/access_check.hpp"
 #include "worker/engine.hpp"
 #include "worker/memory_space.hpp"
 #include "worker/region_ops.hpp"
@@ -44,6 +45,9 @@ struct KernelRun {
   /// Reductions: how values combine, the launch's as this process runs it (a custom one has
   /// the kernel's init/join: KernelInfo::resolve).
   Reduction reduction;
+  /// Checked mode: the records the functor's checked handles point at (see AccessCheck);
+  /// null: the handles point at the chunks themselves.
+  std::shared_ptr<AccessCheck> check;
 };
 
 /// One buffer host code works on. A buffer in a device's memory is copied to host memory
@@ -78,10 +82,14 @@ class Device {
   virtual DeviceId id() const = 0;
   /// "emulated host device", "NVIDIA H200 (cuda:0)": for logs and lightning-info.
   virtual std::string description() const = 0;
+  /// Whether launch() runs KernelRun::check (checked mode); a device that does not is given
+  /// unchecked runs even in checked mode.
+  virtual bool checks_accesses() const { return false; }
 
   /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` starts
   /// from the reduction's identity (`run.reduction.init`). Failures are the underlying error
-  /// (see kernel_failure); the worker names the kernel, the superblock and the device.
+  /// (see kernel_failure); the worker names the kernel, the superblock and the device. A
+  /// checked run that breaks its annotation fails with planner::AccessViolationError.
   virtual void launch(KernelRun run, Done done) = 0;
   /// `dst[p] = src[p]` for p in `region`, where each buffer is in this device's memory,
   /// another device's of the same kind, or host memory.

@@ -7,14 +7,16 @@ namespace lightning::worker {
 
 KernelRun bound_kernel_run(const planner::Task& task, const planner::ExecuteTask& execute,
                            const LaunchData& launch, const std::vector<void*>& pointers,
-                           const ChunkTable& chunks) {
+                           const ChunkTable& chunks, bool checked) {
   KernelRun run{&kernel::KernelRegistry::get(execute.kernel),
                 launch.name,
                 launch.functor,
                 execute.superblock,
                 nullptr,
-                launch.reduction};
+                launch.reduction,
+                nullptr};
   kernel::clear_arrays(run.functor.data(), launch.arrays);  // unbound: nothing to touch
+  if (checked) run.check = std::make_shared<AccessCheck>();
   for (size_t i = 0; i < task.accesses.size(); ++i) {
     const ChunkId c = task.accesses[i].chunk;
     if (c == execute.scalar_partial) {
@@ -23,9 +25,14 @@ KernelRun bound_kernel_run(const planner::Task& task, const planner::ExecuteTask
     }
     const auto& binding = execute.bindings.at(i);
     for (const kernel::ArraySlot& slot : launch.arrays)
-      if (slot.param == binding.param)
-        kernel::bind_array(run.functor.data(), slot, pointers.at(i), chunks.at(c).box,
+      if (slot.param == binding.param) {
+        const ChunkLayout& chunk = chunks.at(c);
+        kernel::bind_array(run.functor.data(), slot, pointers.at(i), chunk.box,
                            launch.extents.at(slot.param));
+        if (checked)
+          run.check->add(run.functor.data(), slot, {pointers.at(i), chunk.box, chunk.element_size},
+                         binding.region, binding.mode);
+      }
   }
   return run;
 }

@@ -205,6 +205,38 @@ void* contiguous_block(BoxBuffer buffer, const Rect& region) {
   return static_cast<unsigned char*>(buffer.data) + offset * static_cast<int64_t>(buffer.elem_size);
 }
 
+void* element_address(BoxBuffer buffer, const Point& p) {
+  const Rect& box = buffer.box;
+  const Point extent = box.extent();
+  int64_t index = 0;
+  for (int a = 0; a < box.rank(); ++a) index = index * extent[a] + (p[a] - box.lo()[a]);
+  return static_cast<unsigned char*>(buffer.data) + static_cast<size_t>(index) * buffer.elem_size;
+}
+
+std::optional<Point> first_difference(ConstBoxBuffer a, ConstBoxBuffer b, const Rect& region) {
+  check("first_difference", region,
+        {{"first buffer", a.data, a.box, a.elem_size},
+         {"second buffer", b.data, b.box, b.elem_size}});
+  const auto* x = static_cast<const unsigned char*>(a.data);
+  const auto* y = static_cast<const unsigned char*>(b.data);
+  const size_t elem = a.elem_size;
+  bool differs = false;
+  for_each_run<2>(region, {a.box, b.box}, [&](const std::array<int64_t, 2>& off, int64_t run) {
+    differs = differs || std::memcmp(x + static_cast<size_t>(off[0]) * elem,
+                                     y + static_cast<size_t>(off[1]) * elem,
+                                     static_cast<size_t>(run) * elem) != 0;
+  });
+  if (!differs) return std::nullopt;
+  std::optional<Point> first;
+  region.for_each_point([&](const Point& p) {
+    if (first) return;
+    BoxBuffer pa{const_cast<void*>(a.data), a.box, elem},
+        pb{const_cast<void*>(b.data), b.box, elem};
+    if (std::memcmp(element_address(pa, p), element_address(pb, p), elem) != 0) first = p;
+  });
+  return first;
+}
+
 void unpack_region(BoxBuffer dst, const void* in, const Rect& region) {
   copy_checked("unpack_region", "destination", "packed buffer", dst,
                ConstBoxBuffer{in, region, dst.elem_size}, region);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 
 #include "core/data_type.hpp"
 #include "core/rect.hpp"
@@ -63,6 +64,13 @@ void pack_region(void* out, ConstBoxBuffer src, const Rect& region);
 /// so that pack_region would copy it as it is), else null. Null for an empty region too.
 /// Throws Error(kInternal) when the region is not inside the box.
 void* contiguous_block(BoxBuffer buffer, const Rect& region);
+
+/// The address of the element at `p` (inside buffer.box) of `buffer`.
+void* element_address(BoxBuffer buffer, const Point& p);
+
+/// The first point of `region`, in row-major order, where `a` and `b` hold different bytes;
+/// none when they agree everywhere there.
+std::optional<Point> first_difference(ConstBoxBuffer a, ConstBoxBuffer b, const Rect& region);
 
 /// The inverse of pack_region: reads region.volume() * dst.elem_size bytes from `in` into the
 /// elements of `region` of dst: the payload of a Recv.

@@ -305,9 +305,11 @@ void Worker::run_task(const Task& task) {
           },
           [&](const planner::ExecuteTask& t) {
             std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
-            KernelRun run = bound_kernel_run(task, t, *launch, pointers, chunks());
+            Device& device = *devices_[device_index_.at(t.device)];
+            KernelRun run = bound_kernel_run(task, t, *launch, pointers, chunks(),
+                                             options_.check_access && device.checks_accesses());
             const int track = compute_track_.count(t.device) ? compute_track_.at(t.device) : -1;
-            devices_[device_index_.at(t.device)]->launch(
+            device.launch(
                 std::move(run), [this, track, id = task.id, name = launch->name,
                                  superblock = t.superblock.to_string(),
                                  device = t.device.to_string()](std::exception_ptr e, OpSpan span) {

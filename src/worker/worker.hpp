@@ -39,6 +39,9 @@ struct WorkerOptions {
   /// implement it). Required.
   std::shared_ptr<DevicePlatform> platform;
   TraceWriter* trace = nullptr;  ///< optional; shared by the workers of a process
+  /// Checked mode (Config::check_access): kernels on devices that check accesses run with
+  /// checked array handles.
+  bool check_access = false;
 };
 
 /// Runs fragments on a process's devices. Three kinds of threads, each owning its state and

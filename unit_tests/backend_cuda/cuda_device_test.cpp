@@ -273,8 +273,8 @@ TEST_F(CudaDeviceTest, LaunchesAKernelOverASuperblockWithGlobalIndices) {
   copy(0, dy, on_host(y.data(), Rect({0}, {n}), 4), chunk);
   Axpy f{};
   f.a = 2.5f;
-  KernelRun run{&info,   "axpy", std::vector<uint8_t>(sizeof f), Rect({lo + 5}, {hi - 5}),
-                nullptr, {}};
+  KernelRun run{&info, "axpy", std::vector<uint8_t>(sizeof f), Rect({lo + 5}, {hi - 5}), nullptr,
+                {},    nullptr};
   std::memcpy(run.functor.data(), &f, sizeof f);
   patch(run.functor, offsetof(Axpy, x), dx.data, lo, n);
   patch(run.functor, offsetof(Axpy, y), dy.data, lo, n);
@@ -299,7 +299,8 @@ TEST_F(CudaDeviceTest, ReductionsJoinThePerBlockPartialsIntoThePartialChunk) {
   copy(0, dx, on_host(x.data(), all, 8), all);
   const auto partial = on_device(0, Rect(Point{}, Point{}), 8, 32 << 20);
   KernelRun run{&info,           "sum",        std::vector<uint8_t>(sizeof(Sum)),
-                Rect({10}, {n}), partial.data, *info.reduction};
+                Rect({10}, {n}), partial.data, *info.reduction,
+                nullptr};
   patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
   Waiter w;
   devices_[0]->launch(std::move(run), w.done());
@@ -323,8 +324,8 @@ TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpuAllocatingPinnedBlocks) {
     const auto dx = on_device(1, all, 8);
     copy(1, dx, on_host(x.data(), all, 8), all);
     const auto partial = on_device(1, Rect(Point{}, Point{}), 8, 32 << 20);
-    KernelRun run{&info, "sum",        std::vector<uint8_t>(sizeof(Sum)),
-                  all,   partial.data, *info.reduction};
+    KernelRun run{&info,           "sum",  std::vector<uint8_t>(sizeof(Sum)), all, partial.data,
+                  *info.reduction, nullptr};
     patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
     Waiter w;
     devices_[1]->launch(std::move(run), w.done());
@@ -339,7 +340,8 @@ TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpuAllocatingPinnedBlocks) {
 TEST_F(CudaDeviceTest, AKernelWithoutImageFailsWithTheDriversErrorNamingTheKernel) {
   static KernelInfo info = axpy_info();
   info.name = "missing";  // no entry "missing_entry" in the module
-  KernelRun run{&info, "missing", std::vector<uint8_t>(sizeof(Axpy)), Rect({0}, {10}), nullptr, {}};
+  KernelRun run{&info, "missing", std::vector<uint8_t>(sizeof(Axpy)), Rect({0}, {10}), nullptr,
+                {},    nullptr};
   Waiter w;
   devices_[0]->launch(std::move(run), w.done());
   try {

@@ -61,7 +61,7 @@ KernelRun square_run(std::vector<int64_t>& data, const Rect& superblock) {
   f.out.offset = 0;
   f.out.stride[0] = 1;
   f.out.extent[0] = static_cast<int64_t>(data.size());
-  KernelRun run{&info, "square", std::vector<uint8_t>(sizeof f), superblock, nullptr, {}};
+  KernelRun run{&info, "square", std::vector<uint8_t>(sizeof f), superblock, nullptr, {}, nullptr};
   std::memcpy(run.functor.data(), &f, sizeof f);
   return run;
 }
@@ -83,8 +83,8 @@ template <class F>
 KernelRun run_of(const char* name) {
   static const KernelInfo info =
       native_kernel<F, 1>(name, "global i =>", annotation::KernelSignature(), {});
-  return KernelRun{&info,   name, std::vector<uint8_t>(sizeof(F)), Rect(Point{0}, Point{1}),
-                   nullptr, {}};
+  return KernelRun{
+      &info, name, std::vector<uint8_t>(sizeof(F)), Rect(Point{0}, Point{1}), nullptr, {}, nullptr};
 }
 
 TEST(HostDevice, KernelsRunOnTheComputeEngineAndDataJobsOnTheCopyEngine) {
@@ -153,7 +153,7 @@ TEST(HostDevice, ReductionPartialsStartFromTheReducersInit) {
   int64_t partial = 1000;  // stale: the device must start from zero
   Report r;
   device.launch({&info, "count", std::vector<uint8_t>(sizeof(Count)), Rect(Point{5}, Point{12}),
-                 &partial, *info.reduction},
+                 &partial, *info.reduction, nullptr},
                 r.done());
   EXPECT_EQ(r.get().first, nullptr);
   EXPECT_EQ(partial, 7);

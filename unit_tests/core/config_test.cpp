@@ -124,7 +124,7 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
   expect_config_error({"app", "--lightning-devcies=host:2"}, {},
                       "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
                       "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
-                      "jit-cache, heartbeat-interval, peer-timeout, direct-receive-wait)");
+                      "jit-cache, heartbeat-interval, peer-timeout, direct-receive-wait, check-access)");
   expect_config_error({"app", "--lightning-peer-timeout=5"}, {},
                       "bad value '5' for --lightning-peer-timeout: expected a duration such as 5s "
                       "(units us, ms, s)");
@@ -133,6 +133,30 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
                       "as 500ms (units us, ms, s)");
   expect_config_error({"app", "--lightning-trace"}, {},
                       "argument '--lightning-trace' has no value: write --lightning-<key>=<value>");
+}
+
+TEST(Config, CheckedModeIsASwitch) {
+  {
+    Args args({"app"});
+    EXPECT_EQ(Config::load(&args.argc, args.argv(), env_of({})).check_access,
+              Config::check_access_by_default());
+  }
+  {
+    Args args({"app", "--lightning-check-access", "input"});  // alone: on
+    Config c = Config::load(&args.argc, args.argv(), env_of({{"LIGHTNING_CHECK_ACCESS", "off"}}));
+    EXPECT_TRUE(c.check_access);
+    EXPECT_EQ(args.argc, 2);  // the switch is removed
+    EXPECT_EQ(std::string(args.argv()[1]), "input");
+  }
+  for (const char* off : {"off", "0", "false", "no"}) {
+    Args args({"app", std::string("--lightning-check-access=") + off});
+    EXPECT_FALSE(Config::load(&args.argc, args.argv(), env_of({})).check_access) << off;
+  }
+  Args args({"app"});
+  EXPECT_TRUE(Config::load(&args.argc, args.argv(), env_of({{"LIGHTNING_CHECK_ACCESS", "on"}}))
+                  .check_access);
+  expect_config_error({"app"}, {{"LIGHTNING_CHECK_ACCESS", "maybe"}},
+                      "bad value 'maybe' for LIGHTNING_CHECK_ACCESS: expected on or off");
 }
 
 TEST(Config, DescribeListsEveryKey) {

@@ -113,5 +113,42 @@ TEST(TaskError, ASkippedKernelAndAFailedWorker) {
   EXPECT_EQ(e.message(), "worker W2 (rank 2) failed: task T9 submitted twice");
 }
 
+TEST(TaskError, AnAccessViolationIsToldInTheProgramsTerms) {
+  TaskFailure f = kernel_failure(9, "element (300) of kernel parameter 1 is outside the region");
+  f.error = ErrorKind::kAnnotation;
+  f.violation = planner::AccessViolation{1, Point{300}, Rect(Point{199}, Point{300}),
+                                         planner::ChunkAccessMode::kRead, false};
+  LaunchNames names;
+  names.annotation = "global i => read x[i-1:i], readwrite y[i]";
+  names.params = {{"y", "field", false, 28}, {"x", "signal", false, 12}, {"a", "", false}};
+  const auto lookup = [&](LaunchId l) { return l == LaunchId(4) ? &names : nullptr; };
+  const Error e = task_error({f}, lookup);
+  EXPECT_EQ(e.kind(), ErrorKind::kAnnotation);
+  EXPECT_EQ(e.message(),
+            "kernel 'saxpy' failed on superblock [200, 300) on D1 (T9): View 'signal' (parameter "
+            "'x'): element (300) is outside the region [199, 300) that the annotation declares "
+            "to read\n"
+            "annotation:1:13: the rule for 'x'\n"
+            "global i => read x[i-1:i], readwrite y[i]\n"
+            "            ^");
+
+  // A write to a read-only region, of a View indexed in reverse (LayoutLeft): the element and
+  // the region in the View's order.
+  f.violation = planner::AccessViolation{1, Point{7, 2}, Rect(Point{0, 0}, Point{8, 4}),
+                                         planner::ChunkAccessMode::kRead, true};
+  names.params[1].axes_reversed = true;
+  EXPECT_NE(
+      task_error({f}, lookup)
+          .message()
+          .find("View 'signal' (parameter 'x'): element (2, 7) was written, but the annotation "
+                "declares [0, 4) x [0, 8) only to read it"),
+      std::string::npos);
+
+  // A launch the driver does not know: the worker's own words.
+  const auto none = [](LaunchId) -> const LaunchNames* { return nullptr; };
+  EXPECT_EQ(task_error({kernel_failure(9, "as the worker says")}, none).message(),
+            "kernel 'saxpy' failed on superblock [200, 300) on D1 (T9): as the worker says");
+}
+
 }  // namespace
 }  // namespace lightning::driver

@@ -168,6 +168,8 @@ TEST(WireFormat, ATaskFailureRoundTrips) {
   f.error = ErrorKind::kCuda;
   f.caused_by = TaskId(17);
   f.what = "cuLaunchKernel failed\n  while launching";
+  f.violation = AccessViolation{2, Point{4, 7}, Rect(Point{0, 0}, Point{4, 7}),
+                                ChunkAccessMode::kWrite, true};
   const auto done = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(102), f}), 3));
   EXPECT_EQ(done.task, TaskId(102));
   ASSERT_TRUE(done.failure.has_value());
@@ -186,6 +188,7 @@ TEST(WireFormat, ATaskFailureRoundTrips) {
   EXPECT_EQ(done.failure->error, ErrorKind::kCuda);
   EXPECT_EQ(done.failure->caused_by, TaskId(17));
   EXPECT_EQ(done.failure->what, f.what);
+  EXPECT_EQ(done.failure->violation, f.violation);
 
   // Without a kernel (not an Execute) and from the worker itself (no task).
   TaskFailure w;
@@ -210,6 +213,7 @@ TEST(WireFormat, SettingsAndRepliesRoundTrip) {
   c.trace = "t.json";
   c.log = LogLevel::kDebug;
   c.jit_cache = "/jit";
+  c.check_access = !Config::check_access_by_default();
   const auto open = std::get<OpenSession>(decode(encode(OpenSession{7, c}), 0));
   EXPECT_EQ(open.session, 7u);
   EXPECT_EQ(open.config.describe(), c.describe());

@@ -25,11 +25,20 @@ void HostDevice::launch(worker::KernelRun run, Done done) {
       compute_,
       [r] {
         if (r->partial) r->reduction.init(r->partial);
+        if (r->check) r->check->before();
+        // A violation first: what the kernel did after it may follow from the scratch element.
+        auto throw_violation = [&r] {
+          if (r->check)
+            if (std::optional<planner::AccessViolation> v = r->check->after())
+              throw planner::AccessViolationError(std::move(*v));
+        };
         try {
           r->info->run_host(r->functor.data(), r->superblock, r->partial);
         } catch (...) {
+          throw_violation();
           std::rethrow_exception(worker::kernel_failure());
         }
+        throw_violation();
       },
       std::move(done));
 }

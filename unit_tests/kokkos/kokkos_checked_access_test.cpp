@@ -1,0 +1,194 @@
+// Checked mode (the test suite runs with LIGHTNING_CHECK_ACCESS=on): kernels whose
+// annotations under-declare what they touch fail at the next fence with an error naming the
+// kernel, the View, the element and the annotation rule, and the runtime stays usable. Runs
+// in one process and under mpirun (np 2, 3): every rank checks its own superblocks.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kokkos_test_kernels.hpp"
+
+namespace {
+
+using lk_test::Exec;
+using lk_test::KView;
+using lk_test::LView;
+
+/// The error the next fence throws, or "" when it throws none.
+std::string fence_error() {
+  try {
+    Kokkos::fence();
+  } catch (const lightning::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Reads in(i + 1) under `read in[i]`: one element past the declared region at every
+/// superblock's last thread.
+template <class In, class Out>
+struct ReadsAhead {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      ReadsAhead, "global i => read in[i], write out[i]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i)
+          const { out(i) = in(i) + (i + 1 < static_cast<int>(in.extent(0)) ? in(i + 1) : 0); })
+};
+
+/// Writes `in`, which its annotation declares read-only.
+template <class In, class Out>
+struct WritesItsInput {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      WritesItsInput, "global i => read in[i], write out[i]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+        out(i) = in(i);
+        in(i) = -1;
+      })
+};
+
+/// Writes out(i + 1) under `write out[i]`.
+template <class Out>
+struct WritesAhead {
+  Out out;
+  LIGHTNING_KERNEL(
+      WritesAhead, "global i => write out[i]", (out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+        out(i) = 1;
+        if (i + 1 < static_cast<int>(out.extent(0))) out(i + 1) = 1;
+      })
+};
+
+TEST(KokkosCheckedAccess, ReadPastTheDeclaredRegionNamesViewElementAndRule) {
+  const int n = 1024;
+  LView<float*> in("signal", n), out("result", n);
+  Kokkos::deep_copy(in, 1.0f);
+  const Exec space(lightning::work::block(256));  // four superblocks
+  Kokkos::parallel_for("reads ahead", Kokkos::RangePolicy<Exec>(space, 0, n),
+                       ReadsAhead<LView<float*>, LView<float*>>{in, out});
+  const std::string e = fence_error();
+  ASSERT_FALSE(e.empty()) << "an under-declared read passed in checked mode";
+  EXPECT_TRUE(has(e, "kernel '(anonymous namespace)::ReadsAhead<")) << e;
+  EXPECT_TRUE(has(e, "View 'signal' (parameter 'in')")) << e;
+  EXPECT_TRUE(has(e, "that the annotation declares to read")) << e;
+  // The rule, with a caret under it.
+  EXPECT_TRUE(has(e,
+                  "annotation:1:13: the rule for 'in'\nglobal i => read in[i], write out[i]\n"
+                  "            ^"))
+      << e;
+
+  // The runtime stays usable, and the next fence has nothing stale to report.
+  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(0, n),
+                       lk_test::Saxpy<LView<const float*>, LView<float*>>{in, out, 2.0f});
+  EXPECT_EQ(fence_error(), "");
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+  (void)h;
+}
+
+TEST(KokkosCheckedAccess, WriteToAReadOnlyViewIsFound) {
+  const int n = 100;
+  LView<float*> in("input", n), out("output", n);
+  Kokkos::deep_copy(in, 3.0f);
+  Kokkos::parallel_for("writes input", Kokkos::RangePolicy<Exec>(0, n),
+                       WritesItsInput<LView<float*>, LView<float*>>{in, out});
+  const std::string e = fence_error();
+  EXPECT_TRUE(has(e, "View 'input' (parameter 'in'): element (")) << e;
+  EXPECT_TRUE(has(e, "was written, but the annotation declares")) << e;
+  EXPECT_TRUE(has(e, "only to read it")) << e;
+}
+
+TEST(KokkosCheckedAccess, WritePastTheDeclaredRegionIsFound) {
+  const int n = 1024;
+  LView<float*> out("ahead", n);
+  const Exec space(lightning::work::block(256));  // four superblocks
+  Kokkos::parallel_for("writes ahead", Kokkos::RangePolicy<Exec>(space, 0, n),
+                       WritesAhead<LView<float*>>{out});
+  const std::string e = fence_error();
+  EXPECT_TRUE(has(e, "View 'ahead' (parameter 'out'): element (")) << e;
+  EXPECT_TRUE(has(e, "that the annotation declares to write")) << e;
+}
+
+TEST(KokkosCheckedAccess, LayoutLeftIndicesAreTheViewsOwn) {
+  // A 4 x 6 column-major View read at (i, j + 1) under `read m[i, j]`: the element named is
+  // (i, j + 1) in the View's order, not the stored order.
+  using Left = lightning::View<double**, Kokkos::LayoutLeft>;
+  Left m("columns", 4, 6), o("copy", 4, 6);
+  Kokkos::parallel_for(Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>({0, 0}, {4, 5}),
+                       lightning::annotate(
+                           "global [i, j] => read columns[i, j], write copy[i, j]",
+                           KOKKOS_LAMBDA(const int i, const int j) { o(i, j) = m(i, j + 1); }));
+  const std::string e = fence_error();
+  // Thread (i, j) reads column j + 1: in the View's order, the element's second index is
+  // the region's end along the second axis, and its first index is inside the region.
+  const std::regex told(
+      R"(View 'columns' \(parameter 'columns'\): element \((\d+), (\d+)\) is outside the )"
+      R"(region \[(\d+), (\d+)\) x \[(\d+), (\d+)\))");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(e, match, told)) << e;
+  const auto at = [&](int k) { return std::stoi(match[k].str()); };
+  EXPECT_EQ(at(2), at(6)) << e;
+  EXPECT_TRUE(at(3) <= at(1) && at(1) < at(4)) << e;
+}
+
+// The mutation test: one stencil body under its right annotation and under annotations that
+// each under-declare by one element or by mode, over every one-dimensional distribution.
+struct Mutation {
+  const char* annotation;
+  const char* culprit;  // the View the error must name; null: no error
+};
+
+TEST(KokkosCheckedAccess, EveryUnderDeclarationIsCaughtOverEveryDistribution) {
+  const int n = 300;
+  const std::vector<Mutation> mutations = {
+      {"global i => read in[i-1:i+1], write out[i]", nullptr},
+      {"global i => read in[i:i+1], write out[i]", "in"},       // low halo short by one
+      {"global i => read in[i-1:i], write out[i]", "in"},       // high halo short by one
+      {"global i => read in[i], write out[i]", "in"},           // no halo
+      {"global i => read in[i-1:i+1], write out[i+1]", "out"},  // write shifted
+      {"global i => read in[i-1:i+1], read out[i]", "out"},     // a write declared read
+  };
+  const std::vector<std::pair<std::string, lightning::DataDistribution>> distributions = {
+      {"block", lightning::dist::block(70)},
+      {"block_cyclic", lightning::dist::block_cyclic(32)},
+      {"stencil", lightning::dist::stencil(100, 1)},
+      {"replicated", lightning::dist::replicated()},
+      {"centralized", lightning::dist::centralized(lightning::DeviceId(0))},
+  };
+  KView<float*> expected("expected", n);
+  for (int i = 1; i < n - 1; ++i) expected(i) = float(3 * i + 3);
+  for (const auto& [name, distribution] : distributions) {
+    LView<float*> in("in", n, distribution), out("out", n);
+    auto h = Kokkos::create_mirror_view(in);
+    for (int i = 0; i < n; ++i) h(i) = float(i + 1);
+    Kokkos::deep_copy(in, h);
+    for (const Mutation& m : mutations) {
+      SCOPED_TRACE(name + ": " + m.annotation);
+      Kokkos::deep_copy(out, 0.0f);
+      Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(1, n - 1),
+                           lightning::annotate(
+                               m.annotation, KOKKOS_LAMBDA(const int i) {
+                                 out(i) = in(i - 1) + in(i) + in(i + 1);
+                               }));
+      const std::string e = fence_error();
+      if (!m.culprit) {
+        EXPECT_EQ(e, "");
+        auto result = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
+        for (int i = 1; i < n - 1; ++i) ASSERT_EQ(result(i), expected(i)) << i;
+        continue;
+      }
+      EXPECT_TRUE(has(e, std::string("View '") + m.culprit + "'")) << e;
+      EXPECT_TRUE(has(e, std::string("the rule for '") + m.culprit + "'")) << e;
+    }
+  }
+}
+
+}  // namespace
