@@ -121,10 +121,11 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
   expect_config_error({"app", "--lightning-staging-limit=0"}, {},
                       "bad value '0' for --lightning-staging-limit: expected a size above 0 such "
                       "as 2GB");
-  expect_config_error({"app", "--lightning-devcies=host:2"}, {},
-                      "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
-                      "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
-                      "jit-cache, heartbeat-interval, peer-timeout, direct-receive-wait, check-access)");
+  expect_config_error(
+      {"app", "--lightning-devcies=host:2"}, {},
+      "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
+      "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
+      "jit-cache, heartbeat-interval, peer-timeout, direct-receive-wait, check-access)");
   expect_config_error({"app", "--lightning-peer-timeout=5"}, {},
                       "bad value '5' for --lightning-peer-timeout: expected a duration such as 5s "
                       "(units us, ms, s)");
