@@ -81,6 +81,10 @@ struct LambdaKernel {
     using Shape = OperatorShape<L>;
     if constexpr (Shape::reduces) {
       using Value = typename Shape::value_type;
+      static_assert(std::is_arithmetic_v<Value>,
+                    "lightning::annotate: a lambda reduces numbers (+ or a Kokkos reducer); for "
+                    "a value of another type write a LIGHTNING_KERNEL functor with static init "
+                    "and join");
       return register_lambda(typeid(L), sizeof(W),
                              &kernel::run_native_reduce<W, Shape::rank, Value>,
                              Reduction::builtin(ReduceOp::kSum, data_type_of<Value>()));

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -86,13 +87,100 @@ struct ReduceArgs {  // (i..., Value& update): Value is the last parameter's ref
   using last = std::tuple_element_t<N - 1, Args>;
   using value = std::remove_reference_t<last>;
   static constexpr bool reduces = N >= 2 && std::is_lvalue_reference_v<last> &&
-                                  !std::is_const_v<value> && std::is_arithmetic_v<value>;
+                                  !std::is_const_v<value> && std::is_trivially_copyable_v<value> &&
+                                  !std::is_pointer_v<value>;
 };
 template <class Args>
 struct ReduceArgs<Args, 0> {
   using value = void;
   static constexpr bool reduces = false;
 };
+
+/// Kokkos' reduction members of a functor F reducing `Value`s: `init(Value&)`,
+/// `join(Value& dst, const Value& src)` and `final(Value&)`. Each may be absent (init: a
+/// value-initialised Value; join: `dst += src`; final: nothing). The runtime runs them where
+/// the functor is not (on every device's partial results, on the rank that folds them, on
+/// the driver), so they must be static; `init` and `join` become a custom Reduction.
+template <class F, class Value>
+struct FunctorReduction {
+  template <class G, class = void>
+  struct Init : std::false_type {};
+  template <class G>
+  struct Init<G, std::void_t<decltype(std::declval<const G&>().init(std::declval<Value&>()))>>
+      : std::true_type {};
+  template <class G, class = void>
+  struct StaticInit : std::false_type {};
+  template <class G>
+  struct StaticInit<G, std::void_t<decltype(G::init(std::declval<Value&>()))>> : std::true_type {};
+  template <class G, class = void>
+  struct Join : std::false_type {};
+  template <class G>
+  struct Join<G, std::void_t<decltype(std::declval<const G&>().join(
+                     std::declval<Value&>(), std::declval<const Value&>()))>> : std::true_type {};
+  template <class G, class = void>
+  struct StaticJoin : std::false_type {};
+  template <class G>
+  struct StaticJoin<
+      G, std::void_t<decltype(G::join(std::declval<Value&>(), std::declval<const Value&>()))>>
+      : std::true_type {};
+  template <class G, class = void>
+  struct Final : std::false_type {};
+  template <class G>
+  struct Final<G, std::void_t<decltype(std::declval<const G&>().final(std::declval<Value&>()))>>
+      : std::true_type {};
+  template <class G, class = void>
+  struct StaticFinal : std::false_type {};
+  template <class G>
+  struct StaticFinal<G, std::void_t<decltype(G::final(std::declval<Value&>()))>> : std::true_type {
+  };
+
+  static constexpr bool has_init = Init<F>::value;
+  static constexpr bool has_join = Join<F>::value;
+  static constexpr bool has_final = Final<F>::value;
+  /// The functor has its own init or join: it reduces with them, not with `+`.
+  static constexpr bool custom = has_init || has_join;
+  static constexpr bool all_static = (!has_init || StaticInit<F>::value) &&
+                                     (!has_join || StaticJoin<F>::value) &&
+                                     (!has_final || StaticFinal<F>::value);
+
+  static void init(void* value) {
+    Value v{};
+    if constexpr (has_init) F::init(v);
+    std::memcpy(value, &v, sizeof v);  // partials need not be aligned
+  }
+  static void join(void* dst, const void* src) {
+    Value d, s;
+    std::memcpy(&d, dst, sizeof d);
+    std::memcpy(&s, src, sizeof s);
+    if constexpr (has_join)
+      F::join(d, s);
+    else
+      d += s;
+    std::memcpy(dst, &d, sizeof d);
+  }
+  /// The launch's reduction: the functor's own, or `+` on an arithmetic Value.
+  static Reduction reduction() {
+    if constexpr (custom)
+      return Reduction::custom(sizeof(Value), &init, &join);
+    else
+      return Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
+  }
+};
+
+/// Refuses, at compile time, the reduction members the runtime cannot honour.
+template <class F, class Value>
+constexpr void check_functor_reduction() {
+  using R = FunctorReduction<F, Value>;
+  static_assert(R::all_static,
+                "lightning::Distributed parallel_reduce: the functor's init, join and final run "
+                "where the functor is not (on every device's partial results and on the "
+                "driver), so they must be static and use only their arguments: write "
+                "KOKKOS_INLINE_FUNCTION static void init(value_type& v), static void "
+                "join(value_type& dst, const value_type& src), static void final(value_type& v)");
+  static_assert(R::custom || std::is_arithmetic_v<Value>,
+                "lightning::Distributed parallel_reduce: a reduction value that is not a number "
+                "needs the functor's own static init and join (Kokkos' functor reduction)");
+}
 
 /// The shape of a functor's operator(): its index rank (1 to 3; 0 if it has none) and, for
 /// a parallel_reduce functor `operator()(i[, j[, k]], Value& update) const`, the value type.
@@ -164,8 +252,9 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
   info.functor_size = sizeof(F);
   if constexpr (Shape::reduces) {
     using Value = typename Shape::value_type;
+    check_functor_reduction<F, Value>();
     info.run_host = &kernel::run_native_reduce<F, rank, Value>;
-    info.reduction = Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
+    info.reduction = FunctorReduction<F, Value>::reduction();
   } else {
     info.run_host = &kernel::run_native<F, rank>;
   }

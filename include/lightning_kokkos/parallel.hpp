@@ -151,15 +151,18 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
   using Shape = typename DistributedKernel<F>::Shape;
   static_assert(DistributedKernel<F>::valid && Shape::reduces,
                 "lightning::Distributed parallel_reduce: the LIGHTNING_KERNEL functor (or "
-                "annotated lambda) needs an operator()(i[, j[, k]], Value& update) const with an "
-                "arithmetic Value");
+                "annotated lambda) needs an operator()(i[, j[, k]], Value& update) const");
   if constexpr (DistributedKernel<F>::valid && Shape::reduces) {
     using Value = typename Shape::value_type;
+    using Members = FunctorReduction<F, Value>;
     ReduceTarget target;
     target.result = result;
     if constexpr (std::is_same_v<Reducer, F>) {
-      target.reduction = Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
+      target.reduction = Members::reduction();
     } else {
+      static_assert(!Members::custom,
+                    "lightning::Distributed parallel_reduce: the functor has its own init or "
+                    "join; launch it without a Kokkos reducer (or drop its init and join)");
       static_assert(ReducerFold<Reducer>::known,
                     "lightning::Distributed parallel_reduce supports Kokkos::Sum, Prod, Min and "
                     "Max reducers (and a plain sum without one)");
@@ -169,6 +172,7 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
       target.reduction = Reduction::builtin(ReducerFold<Reducer>::op, data_type_of<Value>());
     }
     launch_functor(f, policy, &target);
+    if constexpr (Members::has_final) F::final(*static_cast<Value*>(result));
   }
 }
 

@@ -56,6 +56,39 @@ TEST(KokkosReduce, DotToAScalarAndToAViewMatchesHost) {
   EXPECT_EQ(sum_reducer, expected);
 }
 
+TEST(KokkosReduce, FunctorInitJoinAndFinalAreHonoured) {
+  // 10! as a product, on both spaces: the functor's init (1) and join (*), not a sum from 0.
+  const int n = 10;
+  KView<double*> hx("x", n);
+  for (int i = 0; i < n; ++i) hx(i) = i + 1;
+  auto x = distributed_copy_1d(hx, lightning::dist::block(3));
+  double host = 0, got = 0;
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), lk_test::Product<KView<double*>>{hx},
+                          host);
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n), lk_test::Product<LView<double*>>{x},
+                          got);
+  EXPECT_EQ(host, 3628800.0);
+  EXPECT_EQ(got, host);
+
+  // A struct value, joined over many superblocks and devices, then final.
+  const int m = 5000;
+  KView<double*> hy("y", m);
+  for (int i = 0; i < m; ++i) hy(i) = double((i * 7919) % 4001);
+  hy(3333) = -1;
+  hy(4444) = -1;  // a tie: the lower index wins
+  auto y = distributed_copy_1d(hy, lightning::dist::block(300));
+  lk_test::MinLoc host_min{}, got_min{};
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, m), lk_test::FindMin<KView<double*>>{hy},
+                          host_min);
+  const Exec space(lightning::work::block(256));
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, m),
+                          lk_test::FindMin<LView<double*>>{y}, got_min);
+  EXPECT_EQ(host_min.value, -1);
+  EXPECT_EQ(host_min.index, 3334);
+  EXPECT_EQ(got_min.value, host_min.value);
+  EXPECT_EQ(got_min.index, host_min.index);
+}
+
 TEST(KokkosReduce, MinAndMaxReducersMatchHost) {
   const int n = 2000;
   KView<int64_t*> hx("x", n);

@@ -131,6 +131,40 @@ struct Misnamed {
       Misnamed, "global i => write y[i]", (x), void operator()(const int64_t i) const { x(i) = 0; })
 };
 
+/// The product of x(i), as a Kokkos functor reduction: init sets 1, join multiplies.
+template <class X>
+struct Product {
+  using value_type = double;
+  X x;
+  LIGHTNING_KERNEL(
+      Product, "global i => read x[i]", (x),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, double& p) const { p *= x(i); })
+  KOKKOS_INLINE_FUNCTION static void init(double& p) { p = 1; }
+  KOKKOS_INLINE_FUNCTION static void join(double& dst, const double& src) { dst *= src; }
+};
+
+/// The smallest x(i) and its first index, a struct value: join keeps the smaller (the lower
+/// index on ties); final turns the index into a count from 1.
+struct MinLoc {
+  double value;
+  int64_t index;
+};
+template <class X>
+struct FindMin {
+  using value_type = MinLoc;
+  X x;
+  LIGHTNING_KERNEL(
+      FindMin, "global i => read x[i]", (x),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, MinLoc& m) const {
+        if (x(i) < m.value || (x(i) == m.value && i < m.index)) m = {x(i), i};
+      })
+  KOKKOS_INLINE_FUNCTION static void init(MinLoc& m) { m = {1e300, INT64_MAX}; }
+  KOKKOS_INLINE_FUNCTION static void join(MinLoc& dst, const MinLoc& src) {
+    if (src.value < dst.value || (src.value == dst.value && src.index < dst.index)) dst = src;
+  }
+  KOKKOS_INLINE_FUNCTION static void final(MinLoc& m) { m.index += 1; }
+};
+
 /// Fails on one element.
 struct Cursed {
   lightning::View<float*> x;
