@@ -3,6 +3,7 @@
 // repetitions. Prints one JSON object; `ratio` is lightning time / Serial time.
 //
 //   kokkos_host_benchmark [--size N] [--chunk C] [--repeat R] [--lightning-devices=host:2]
+//                         [--lightning-check-access=on|off]
 // Built twice: with the View element checks (the default) and, as
 // kokkos_host_benchmark_unchecked, with LIGHTNING_VIEW_CHECKS=0.
 #include <CLI/CLI.hpp>
@@ -104,9 +105,10 @@ int main(int argc, char* argv[]) {
   using Dist = lightning::View<float*>;
   const lightning::Distributed space(lightning::work::block(chunk));
   std::printf(
-      "{\"benchmark\": \"kokkos_host\", \"view_checks\": %d, \"elements\": %lld, "
-      "\"chunk\": %lld, \"devices\": %d, \"kernels\": [",
-      LIGHTNING_VIEW_CHECKS, static_cast<long long>(n), static_cast<long long>(chunk),
+      "{\"benchmark\": \"kokkos_host\", \"view_checks\": %d, \"check_access\": %s, "
+      "\"elements\": %lld, \"chunk\": %lld, \"devices\": %d, \"kernels\": [",
+      LIGHTNING_VIEW_CHECKS, lightning::checks_accesses() ? "true" : "false",
+      static_cast<long long>(n), static_cast<long long>(chunk),
       lightning::Distributed::concurrency());
   const char* kernels[] = {"saxpy", "stencil", "dot"};
   for (int k = 0; k < 3; ++k) {

@@ -102,6 +102,10 @@ ScopeGuard::~ScopeGuard() {
   }
 }
 
+bool checks_accesses() {
+  return state().driver && state().config.check_access;
+}
+
 namespace detail {
 
 driver::Driver& runtime() {

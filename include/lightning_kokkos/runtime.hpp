@@ -24,6 +24,10 @@ bool is_initialized();
 /// threw; the underlying error's kind, e.g. kOutOfMemory, otherwise).
 void fence();
 
+/// Whether the runtime runs in checked mode (setting `check-access`: kernels' element
+/// accesses checked against their annotations on host devices). False without a runtime.
+bool checks_accesses();
+
 /// initialize() in its constructor, finalize() in its destructor. Declare it after
 /// Kokkos::ScopeGuard, so it goes first. A task error found by the final fence is printed
 /// to stderr (a destructor must not throw).

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/device/checked_region.hpp"
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/internal/core/data_type.hpp"
 #include "lightning_kokkos/internal/core/ids.hpp"
@@ -324,9 +325,16 @@ class View {
     return false;
 #endif
   }
-  // An access through a null data pointer: checked mode's element, or the error of an access
-  // outside a kernel. Indices in stored order.
+  // An access through a null data pointer: in a checked run (the offset field holds a
+  // CheckedRegion) the element when it is inside the declared region; otherwise the runtime
+  // records the access (checked mode) or throws (an access outside a kernel). Indices in
+  // stored order.
   value_type& unbound_element(int64_t i, int64_t j, int64_t k) const {
+    if (handle_.offset != 0) {
+      const auto* region =
+          reinterpret_cast<const CheckedRegion*>(static_cast<uintptr_t>(handle_.offset));
+      if (void* e = region->element(i, j, k)) return *static_cast<value_type*>(e);
+    }
     return *static_cast<value_type*>(
         detail::unbound_element(control_, &handle_, Data::rank, i, j, k));
   }

@@ -14,7 +14,8 @@ AccessCheck::Array* record_of(const void* handle) {
   int64_t offset = 0;
   std::memcpy(&offset, static_cast<const unsigned char*>(handle) + offsetof(RawArrayHandle, offset),
               sizeof offset);
-  return reinterpret_cast<AccessCheck::Array*>(static_cast<uintptr_t>(offset));
+  const auto* view = reinterpret_cast<const CheckedRegion*>(static_cast<uintptr_t>(offset));
+  return view ? static_cast<AccessCheck::Array*>(view->record) : nullptr;
 }
 
 }  // namespace
@@ -32,9 +33,22 @@ void AccessCheck::add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer
   a.region = region;
   a.mode = mode;
   a.param = slot.param;
-  // Null data (so that host code asks checked_element) and the record's address as offset.
+  CheckedRegion& v = a.view;
+  v.data = static_cast<unsigned char*>(chunk.data);
+  v.element_size = chunk.elem_size;
+  v.rank = region.rank();
+  int64_t stride = 1;
+  for (int axis = v.rank - 1; axis >= 0; --axis) {
+    v.lo[axis] = region.lo()[axis];
+    v.hi[axis] = region.hi()[axis];
+    v.chunk_lo[axis] = chunk.box.lo()[axis];
+    v.stride[axis] = stride;
+    stride *= chunk.box.extent()[axis];
+  }
+  v.record = &a;
+  // Null data (so that host code takes its checked path) and the region's address as offset.
   void* data = nullptr;
-  const auto offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&a));
+  const auto offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&a.view));
   std::memcpy(functor + slot.byte_offset + offsetof(RawArrayHandle, data), &data, sizeof data);
   std::memcpy(functor + slot.byte_offset + offsetof(RawArrayHandle, offset), &offset,
               sizeof offset);

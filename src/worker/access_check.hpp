@@ -11,6 +11,7 @@
 
 #include "core/rect.hpp"
 #include "kernel/array_binding.hpp"
+#include "lightning_kokkos/device/checked_region.hpp"
 #include "planner/task.hpp"
 #include "planner/task_failure.hpp"
 #include "worker/region_ops.hpp"
@@ -18,10 +19,11 @@
 namespace lightning::worker {
 
 /// The checks of one kernel run. A checked handle keeps its strides and extents but has a
-/// null data pointer and, in its offset field, the address of its AccessCheck::Array: host
-/// code (lightning::View) sees the null pointer it already tests for and asks
-/// checked_element() for the element, which checks the index. GPU code never sees a checked
-/// handle. One run runs on one thread, so the records need no lock.
+/// null data pointer and, in its offset field, the address of a CheckedRegion: host code
+/// (lightning::View) sees the null pointer it already tests for, finds the element through
+/// the CheckedRegion when it is inside the declared region, and asks checked_element()
+/// otherwise, which records the access. GPU code never sees a checked handle. One run runs
+/// on one thread, so the records need no lock.
 class AccessCheck {
  public:
   /// Makes the handle at `slot` of `functor` (already bound to `chunk`) a checked one that
@@ -37,6 +39,7 @@ class AccessCheck {
 
   /// One checked handle's record (see checked_element).
   struct Array {
+    CheckedRegion view;  ///< what the handle points at
     BoxBuffer chunk;
     Rect region;
     planner::ChunkAccessMode mode = planner::ChunkAccessMode::kRead;
