@@ -262,7 +262,20 @@ void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays
     l.result = reduce->result;
     l.reduction = reduce->reduction;
   }
-  d.launch(l);
+  const bool lambda_without_views =
+      description && std::none_of(signature.params.begin(), signature.params.end(),
+                                  [](const auto& p) { return p.is_array; });
+  try {
+    d.launch(l);
+  } catch (Error& e) {
+    // A lambda's Views are found in its bytes, by value: an [&] lambda holds none.
+    if (e.kind() == ErrorKind::kAnnotation && lambda_without_views)
+      throw e.with_context(
+          "the lambda captures no lightning::View by value: capture Views by value "
+          "(KOKKOS_LAMBDA or [=]); a lambda that captures by reference ([&]) cannot run on "
+          "lightning::Distributed");
+    throw;
+  }
 }
 
 KernelId register_lambda(const std::type_info& type, std::size_t size, kernel::HostEntry run_host,

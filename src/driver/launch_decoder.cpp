@@ -51,7 +51,18 @@ WorkDistribution default_work(const kernel::KernelInfo& kernel,
   if (!follow)
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + kernel.name + "' touches no array: give it a work distribution");
-  const DataLayout& layout = *planner.array(arrays.at(static_cast<size_t>(follow->param))).layout;
+  const planner::ArrayState& array = planner.array(arrays.at(static_cast<size_t>(follow->param)));
+  const int rank = bound.launch_rank();
+  if (array.extent.rank() != rank)
+    throw Error(ErrorKind::kInvalidArgument,
+                "kernel '" + kernel.name + "': the launch has " + std::to_string(rank) +
+                    (rank == 1 ? " axis" : " axes") + ", but View '" + array.name +
+                    "' (parameter '" + signature.params[static_cast<size_t>(follow->param)].name +
+                    "'), whose chunks a launch follows when it has no work distribution, has " +
+                    std::to_string(array.extent.rank()) +
+                    ": give the launch a work distribution (lightning::Distributed(lightning::"
+                    "work::block(...))) or launch over the View's axes");
+  const DataLayout& layout = *array.layout;
   if (!signature.params[static_cast<size_t>(follow->param)].axes_reversed)
     return work::like(layout);
   // A column-major array: its chunks, seen in the kernel's index order.

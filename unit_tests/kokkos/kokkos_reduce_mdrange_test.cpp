@@ -285,6 +285,51 @@ TEST(KokkosLambda, AnnotatedLambdasMatchHost) {
   EXPECT_EQ(sum, host_sum);
 }
 
+TEST(KokkosLambda, ReferenceCapturesAndRankMismatchesSayWhatIsWrong) {
+  lightning::View<float*> y("y", 10);
+  try {
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<Exec>(0, 10),
+        lightning::annotate("global i => write y[i]", [&](const int i) { y(i) = 1; }));
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown array 'y'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("a lambda that captures by reference ([&]) cannot run"),
+              std::string::npos)
+        << e.what();
+  }
+  // A 1-D reduction over a 2-D View without a work distribution: the ranks differ.
+  lightning::View<double**> m("grid", 8, 4);
+  Kokkos::deep_copy(m, 1.0);
+  double s = 0;
+  try {
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, 8),
+                            lightning::annotate(
+                                "global i => read grid[i, :]",
+                                KOKKOS_LAMBDA(const int i, double& t) {
+                                  for (int j = 0; j < 4; ++j) t += m(i, j);
+                                }),
+                            s);
+    FAIL() << "no error";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "the launch has 1 axis, but View 'grid' (parameter 'grid'), whose chunks a "
+                  "launch follows when it has no work distribution, has 2"),
+              std::string::npos)
+        << e.what();
+  }
+  // With one, it runs.
+  const Exec rows(lightning::work::block(4));
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(rows, 0, 8),
+                          lightning::annotate(
+                              "global i => read grid[i, :]",
+                              KOKKOS_LAMBDA(const int i, double& t) {
+                                for (int j = 0; j < 4; ++j) t += m(i, j);
+                              }),
+                          s);
+  EXPECT_EQ(s, 32.0);
+}
+
 TEST(KokkosLambda, MistakesAreClearErrors) {
   lightning::View<float*> a("same", 10), b("same", 10), c("c", 10);
   try {
