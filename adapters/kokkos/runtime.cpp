@@ -288,6 +288,7 @@ KernelId register_lambda(const std::type_info& type, std::size_t size, kernel::H
   for (int n = 2; kernel::KernelRegistry::contains(kernel::KernelRegistry::id_of(info.name)); ++n)
     info.name = name + "#" + std::to_string(n);
   info.functor_size = size;
+  info.takes_checked_handles = true;  // its arrays are captured lightning::Views
   info.run_host = run_host;
   info.reduction = reduction;
   return register_kernel_info(std::move(info), "").id;

@@ -250,6 +250,7 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
   info.name = kernel_name(typeid(F), file);
   info.description.annotation = annotation;
   info.functor_size = sizeof(F);
+  info.takes_checked_handles = true;  // its arrays are lightning::Views
   if constexpr (Shape::reduces) {
     using Value = typename Shape::value_type;
     check_functor_reduction<F, Value>();

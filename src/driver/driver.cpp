@@ -84,13 +84,78 @@ void Driver::throw_pending_error() {
     idle = outstanding_ == 0;
   }
   std::optional<Error> error;
-  if (!failures.empty())
+  if (!failures.empty()) {
     error = task_error(failures, [this](LaunchId l) -> const LaunchNames* {
       auto it = launch_names_.find(l);
       return it == launch_names_.end() ? nullptr : &it->second;
     });
-  if (idle) launch_names_.clear();  // no task left that could fail and need them
+    poison(failures);
+  }
+  if (idle) {  // no task left that could fail and need them
+    launch_names_.clear();
+    runs_.clear();
+  }
   if (error) throw *error;
+}
+
+// What a failed (or skipped) kernel run writes holds partial results, and so does what its
+// kernel changed although it declares it read-only (checked mode found it).
+void Driver::poison(const std::vector<planner::TaskFailure>& failures) {
+  for (const planner::TaskFailure& f : failures) {
+    auto run = runs_.find(f.task);
+    if (!f.kernel || run == runs_.end()) continue;
+    const std::string& name = f.kernel->name.empty() ? f.kernel->label : f.kernel->name;
+    const std::string why = "kernel '" + name + "' (launch " + f.kernel->launch.to_string() +
+                            "), which writes it, failed on superblock " +
+                            f.kernel->superblock.to_string();
+    for (const BoundRegion& b : run->second) {
+      const bool changed =
+          f.violation && f.violation->wrote_read_only && f.violation->param == b.param;
+      if (b.writes || changed) poisoned_[b.array].push_back({b.region, why});
+    }
+  }
+}
+
+void Driver::refuse_if_poisoned(ArrayId array, const Rect& region, const std::string& use) const {
+  auto p = poisoned_.find(array);
+  if (p == poisoned_.end()) return;
+  for (const Poison& poison : p->second) {
+    if (!poison.region.intersects(region)) continue;
+    auto a = arrays_.find(array);
+    const std::string view = a == arrays_.end() ? array.to_string() : "'" + a->second.name + "'";
+    throw Error(ErrorKind::kInvalidArgument,
+                "View " + view + " holds no valid data in " + poison.region.to_string() + ": " +
+                    poison.why +
+                    " (reported earlier). Overwrite that part (Kokkos::deep_copy from the host "
+                    "or of a value, or a launch that writes it) before " +
+                    use);
+  }
+}
+
+void Driver::overwritten(ArrayId array, const Rect& region) {
+  auto p = poisoned_.find(array);
+  if (p == poisoned_.end()) return;
+  std::vector<Poison>& left = p->second;
+  left.erase(std::remove_if(left.begin(), left.end(),
+                            [&](const Poison& poison) { return region.contains(poison.region); }),
+             left.end());
+  if (left.empty()) poisoned_.erase(p);
+}
+
+// Keeps each Execute's bindings (to poison what it writes if it fails); its `write`s renew
+// the poisoned regions they cover.
+void Driver::record_runs(const planner::Plan& plan, const Launch& l) {
+  for (const auto& fragment : plan.fragments)
+    for (const planner::Task& t : fragment) {
+      const auto* e = std::get_if<planner::ExecuteTask>(&t.kind);
+      if (!e) continue;
+      std::vector<BoundRegion>& run = runs_[t.id];
+      for (const auto& b : e->bindings) {
+        const ArrayId array = l.arrays.at(static_cast<size_t>(b.param));
+        run.push_back({b.param, array, b.region, b.mode != planner::ChunkAccessMode::kRead});
+        if (b.mode == planner::ChunkAccessMode::kWrite) overwritten(array, b.region);
+      }
+    }
 }
 
 void Driver::remember_names(LaunchId launch, const Launch& l,
@@ -129,6 +194,7 @@ ArrayId Driver::create_array(const std::string& name, DataType type, const Point
 void Driver::delete_array(ArrayId array) {
   const planner::Plan plan = planner_.delete_array(array);
   arrays_.erase(array);
+  poisoned_.erase(array);
   submit(plan, {});
 }
 
@@ -136,6 +202,7 @@ void Driver::fill(ArrayId array, const Rect& region, const void* value) {
   const planner::ArrayState& a = planner_.array(array);
   const auto* bytes = static_cast<const uint8_t*>(value);
   submit(planner_.fill(array, region, {bytes, bytes + a.element_size()}), {});
+  overwritten(array, region);
 }
 
 void Driver::write(ArrayId array, const Rect& region, const void* host) {
@@ -146,9 +213,11 @@ void Driver::write(ArrayId array, const Rect& region, const void* host) {
                                         planner_.array(array).element_size()};
   submit(plan, context);
   wait_for(plan.completion);
+  overwritten(array, region);
 }
 
 void Driver::read(ArrayId array, const Rect& region, void* host) {
+  refuse_if_poisoned(array, region, "reading it");
   const planner::HostBufferId buffer = next_buffer();
   const planner::Plan plan = planner_.read_to_host(array, region, buffer);
   worker::FragmentContext context;
@@ -169,8 +238,15 @@ void Driver::launch(const Launch& l) {
       log().warn("kernel '{}': {}", info.name, w.format(described.annotation));
   const planner::HostBufferId result = info.reduces() ? next_buffer() : planner::HostBufferId{};
   DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
+  for (const annotation::BoundArray& b : bound.arrays())  // before any submission, too
+    if (b.mode != annotation::AccessMode::kWrite) {
+      const ArrayId array = l.arrays.at(static_cast<size_t>(b.param));
+      refuse_if_poisoned(array, Rect::from_extent(planner_.array(array).extent),
+                         "kernel '" + info.name + "' reads it");
+    }
   const planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission
   if (config_.check_access) remember_names(plan.request, l, described, bound);
+  record_runs(plan, l);
   worker::FragmentContext context;
   context.launches[plan.request] = decoded.data;
   if (info.reduces()) {

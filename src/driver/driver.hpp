@@ -91,6 +91,12 @@ class Driver final {
   void wait_for(const std::vector<TaskId>& tasks);
   void on_completed(TaskId task, std::optional<planner::TaskFailure> failure);
   void throw_pending_error();
+  // Regions a failed or skipped kernel run left invalid ("poisoned"): reads of them, and
+  // launches that read their arrays, are refused until they are overwritten.
+  void poison(const std::vector<planner::TaskFailure>& failures);
+  void refuse_if_poisoned(ArrayId array, const Rect& region, const std::string& use) const;
+  void overwritten(ArrayId array, const Rect& region);
+  void record_runs(const planner::Plan& plan, const Launch& l);
   // Checked mode: the names of `launch`'s parameters and Views, kept until its tasks ended.
   void remember_names(LaunchId launch, const Launch& l, const kernel::KernelDescription& described,
                       const annotation::BoundAnnotation& bound);
@@ -102,6 +108,19 @@ class Driver final {
   annotation::AnnotationCache annotations_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
   std::unordered_map<LaunchId, LaunchNames> launch_names_;  // checked mode only
+  // What each kernel run since the driver was last idle touches: its Execute's bindings.
+  struct BoundRegion {
+    int param = -1;
+    ArrayId array;
+    Rect region;
+    bool writes = false;
+  };
+  std::unordered_map<TaskId, std::vector<BoundRegion>> runs_;
+  struct Poison {
+    Rect region;
+    std::string why;  // the failed launch, in words
+  };
+  std::unordered_map<ArrayId, std::vector<Poison>> poisoned_;
   uint64_t next_buffer_ = 1;
 
   // Completions from the workers' threads.

@@ -32,6 +32,9 @@ struct KernelInfo {
   /// another built-in operator on the same type. Empty: the kernel does not reduce.
   std::optional<Reduction> reduction;
   DeviceCode device;  ///< GPU source; kind kNone: host devices only
+  /// Its host code reaches arrays through lightning::View, which takes checked handles
+  /// (checked mode; see worker::AccessCheck). Kernels over raw ArrayHandles run unchecked.
+  bool takes_checked_handles = false;
 
   bool reduces() const { return reduction.has_value(); }
   /// The description a launch runs under: its own (`per_launch`, for lambdas) or the
