@@ -79,7 +79,8 @@ std::optional<planner::AccessViolation> AccessCheck::after() const {
 
 void* checked_element(const void* handle, const Point& index) noexcept {
   AccessCheck::Array* a = record_of(handle);
-  if (a->region.contains(index)) return element_address(a->chunk, index);
+  // Coordinates beyond the rank are 0, as CheckedRegion::element takes them.
+  if (void* e = a->view.element(index[0], index[1], index[2])) return e;
   if (!a->outside) a->outside = index;
   return a->scratch;
 }

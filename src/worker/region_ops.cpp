@@ -197,12 +197,7 @@ void* contiguous_block(BoxBuffer buffer, const Rect& region) {
   while (a < rank && extent[a] == 1) ++a;
   for (int b = a + 1; b < rank; ++b)
     if (extent[b] != box_extent[b]) return nullptr;
-  int64_t offset = 0, stride = 1;
-  for (int b = rank - 1; b >= 0; --b) {
-    offset += (region.lo()[b] - buffer.box.lo()[b]) * stride;
-    stride *= box_extent[b];
-  }
-  return static_cast<unsigned char*>(buffer.data) + offset * static_cast<int64_t>(buffer.elem_size);
+  return element_address(buffer, region.lo());
 }
 
 void* element_address(BoxBuffer buffer, const Point& p) {
