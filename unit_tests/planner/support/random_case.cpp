@@ -24,6 +24,10 @@ int property_case_count(int ci_default) {
     const int n = std::atoi(env);
     if (n > 0) return n;
   }
+  if (const char* env = std::getenv("LIGHTNING_PROPERTY_SHARE")) {
+    const double share = std::atof(env);
+    if (share > 0 && share < 1) return std::max(1, static_cast<int>(ci_default * share));
+  }
   return ci_default;
 }
 

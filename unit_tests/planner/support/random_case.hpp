@@ -18,7 +18,9 @@
 
 namespace lightning::planner::testing {
 
-/// Number of random cases: `ci_default`, or LIGHTNING_PROPERTY_CASES for a nightly-sized run.
+/// Number of random cases: LIGHTNING_PROPERTY_CASES for a nightly-sized run; otherwise
+/// `ci_default` scaled by LIGHTNING_PROPERTY_SHARE (a fraction, set for the sanitized builds,
+/// which look for memory and thread errors rather than for more cases), at least one.
 int property_case_count(int ci_default);
 /// Seed of case 0; case c uses seed + c, so LIGHTNING_PROPERTY_SEED=<seed + c> with
 /// LIGHTNING_PROPERTY_CASES=1 replays case c alone.
