@@ -41,7 +41,8 @@ std::string kernel_name(const std::type_info& type, const char* file) {
   char* demangled = abi::__cxa_demangle(type.name(), nullptr, nullptr, &status);
   std::string name = status == 0 && demangled ? demangled : type.name();
   std::free(demangled);
-  if (name.find("(anonymous namespace)") != std::string::npos) name += std::string("@") + file;
+  if (file && *file && name.find("(anonymous namespace)") != std::string::npos)
+    name += std::string("@") + file;
   return name;
 }
 

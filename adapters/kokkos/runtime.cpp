@@ -9,11 +9,13 @@
 #include <string>
 #include <unordered_set>
 
+#include "closure_check.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
 #include "driver/driver.hpp"
 #include "driver/join.hpp"
 #include "kernel/kernel_registry.hpp"
+#include "kokkos_tool_hooks.hpp"
 #include "lightning_kokkos/annotate.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/parallel.hpp"
@@ -27,13 +29,14 @@ namespace {
 // print_configuration), a generation number, so that Views outliving a runtime never touch
 // the next one, and the live control blocks, so that an element-access error raised in a
 // kernel (on a worker thread, from a functor copy whose Views may be gone) names a View only
-// while it exists.
+// while it exists; and the Kokkos Tools callbacks (labels, Kokkos allocations).
 struct Runtime {
   Config config;
   std::unique_ptr<driver::Driver> driver;
   uint64_t generation = 0;
   std::mutex controls_mutex;
   std::unordered_set<const detail::ArrayControl*> controls;
+  std::unique_ptr<detail::KokkosToolHooks> tool_hooks;  ///< while the driver exists
 };
 
 Runtime& state() {
@@ -72,6 +75,7 @@ void initialize(int& argc, char* argv[]) {
     if (Kokkos::is_initialized()) Kokkos::finalize();
   });
   r.config = std::move(config);
+  r.tool_hooks = std::make_unique<detail::KokkosToolHooks>();
   ++r.generation;
 }
 
@@ -79,6 +83,7 @@ void finalize() {
   Runtime& r = state();
   if (!r.driver) return;
   std::unique_ptr<driver::Driver> d = std::move(r.driver);  // gone even if the fence throws
+  r.tool_hooks.reset();
   d->fence();
 }
 
@@ -232,48 +237,59 @@ void* unbound_element(const ArrayControl* control, const void* handle, int rank,
   return worker::checked_element(handle, index);
 }
 
-void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
-                   const int64_t* lower, const int64_t* upper, const Distributed& space,
-                   const ReduceTarget* reduce, const kernel::KernelDescription* description) {
+std::string dispatch_label() {
+  return KokkosToolHooks::current_label();
+}
+
+void launch_kernel(Dispatch dispatch) {
   driver::Driver& d = runtime();
-  const kernel::KernelInfo& info = kernel::KernelRegistry::get(id);
-  const kernel::KernelDescription& described = info.described_by(description);
+  const kernel::KernelInfo& info = kernel::KernelRegistry::get(dispatch.kernel);
+  const kernel::KernelDescription& described = info.described_by(dispatch.description);
   const auto& signature = described.signature;
+  // Errors found here name the launch by its Kokkos label first.
+  const std::string what = dispatch.label.empty()
+                               ? "kernel '" + info.name + "'"
+                               : "launch '" + dispatch.label + "' (kernel '" + info.name + "')";
   for (const kernel::ArraySlot& slot : described.arrays) {
-    if (!arrays.at(static_cast<size_t>(slot.param)).valid())
+    if (!dispatch.arrays.at(static_cast<size_t>(slot.param)).valid())
       throw Error(ErrorKind::kInvalidArgument,
-                  "kernel '" + info.name + "': View member '" +
+                  what + ": View member '" +
                       signature.params[static_cast<size_t>(slot.param)].name +
                       "' is empty (default-constructed)");
   }
+  check_closure(what, static_cast<const unsigned char*>(dispatch.functor) + dispatch.values_begin,
+                dispatch.values_end - dispatch.values_begin, state().tool_hooks.get());
   driver::Launch l;
-  l.kernel = id;
-  l.functor = functor;
-  l.arrays = std::move(arrays);
+  l.kernel = dispatch.kernel;
+  l.label = dispatch.label;
+  l.functor = dispatch.functor;
+  l.arrays = std::move(dispatch.arrays);
+  const int rank = dispatch.rank;
   Point lo = Point::filled(rank, 0), hi = Point::filled(rank, 0);
   for (int a = 0; a < rank; ++a) {
-    lo[a] = lower[a];
-    hi[a] = std::max(lower[a], upper[a]);
+    lo[a] = dispatch.lower[a];
+    hi[a] = std::max(dispatch.lower[a], dispatch.upper[a]);
   }
   l.domain = Rect(lo, hi);
-  if (space.work_distribution()) l.work = *space.work_distribution();
-  l.description = description;
-  if (reduce) {
-    l.result = reduce->result;
-    l.reduction = reduce->reduction;
+  if (dispatch.space.work_distribution()) l.work = *dispatch.space.work_distribution();
+  l.description = dispatch.description;
+  if (dispatch.reduce) {
+    l.result = dispatch.reduce->result;
+    l.reduction = dispatch.reduce->reduction;
   }
   const bool lambda_without_views =
-      description && std::none_of(signature.params.begin(), signature.params.end(),
-                                  [](const auto& p) { return p.is_array; });
+      dispatch.description && std::none_of(signature.params.begin(), signature.params.end(),
+                                           [](const auto& p) { return p.is_array; });
   try {
     d.launch(l);
   } catch (Error& e) {
     // A lambda's Views are found in its bytes, by value: an [&] lambda holds none.
     if (e.kind() == ErrorKind::kAnnotation && lambda_without_views)
-      throw e.with_context(
+      e.with_context(
           "the lambda captures no lightning::View by value: capture Views by value "
           "(KOKKOS_LAMBDA or [=]); a lambda that captures by reference ([&]) cannot run on "
           "lightning::Distributed");
+    if (!dispatch.label.empty()) e.with_context("in Kokkos launch '" + dispatch.label + "'");
     throw;
   }
 }

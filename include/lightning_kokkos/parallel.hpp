@@ -6,7 +6,9 @@
 
 #include <Kokkos_Core.hpp>
 #include <memory>
+#include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "lightning_kokkos/annotate.hpp"
@@ -23,13 +25,41 @@ struct ReduceTarget {
   Reduction reduction;
 };
 
-/// Launches kernel `id` on `functor`'s bytes over the box [lower, upper) of `rank` axes
-/// (asynchronously; a reduction waits for its value).
-/// `description`: the annotation and View slots of a kernel that gives them per launch
-/// (annotated lambdas); null for LIGHTNING_KERNEL functors.
-void launch_kernel(KernelId id, const void* functor, std::vector<ArrayId> arrays, int rank,
-                   const int64_t* lower, const int64_t* upper, const Distributed& space,
-                   const ReduceTarget* reduce, const kernel::KernelDescription* description);
+/// One Kokkos dispatch on lightning::Distributed, as the specialisations below hand it to the
+/// runtime.
+struct Dispatch {
+  KernelId kernel;
+  const void* functor = nullptr;  ///< the bytes the runtime copies (the kernel's functor_size)
+  /// The bytes of `functor` that hold the program's values (a lambda's captures, a functor's
+  /// members), checked for host addresses that cannot travel.
+  std::size_t values_begin = 0, values_end = 0;
+  std::vector<ArrayId> arrays;  ///< per kernel parameter
+  int rank = 1;                 ///< of the index box [lower, upper)
+  int64_t lower[3] = {}, upper[3] = {};
+  Distributed space;
+  const ReduceTarget* reduce = nullptr;  ///< null: a parallel_for
+  /// The annotation and View slots of a kernel that gives them per launch (annotated
+  /// lambdas); null for LIGHTNING_KERNEL functors.
+  const kernel::KernelDescription* description = nullptr;
+  std::string label;  ///< the Kokkos label; empty when the program gave none
+};
+
+/// Launches `dispatch` (asynchronously; a reduction waits for its value).
+void launch_kernel(Dispatch dispatch);
+
+/// The label Kokkos gave the dispatch in progress on this thread (through its tools
+/// interface); empty when there is none.
+std::string dispatch_label();
+
+/// `label` unless it is the name Kokkos makes up for a dispatch of F that has none.
+template <class F>
+std::string program_label(std::string label) {
+#ifdef KOKKOS_ENABLE_IMPL_TYPEINFO
+  if (label == Kokkos::Impl::TypeInfo<std::remove_const_t<F>>::name()) return {};
+#endif
+  if (label == typeid(F).name()) return {};
+  return label;
+}
 
 /// What dispatch needs of a functor: whether it can run distributed, and its operator()'s
 /// shape (for an annotated lambda, the lambda's).
@@ -101,19 +131,28 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
     static_assert(DistributedKernel<F>::Shape::rank == Box::rank,
                   "lightning::Distributed: the functor's operator() takes as many indices as "
                   "the policy has axes (RangePolicy: 1, MDRangePolicy<Rank<N>>: N)");
-    int64_t lower[3] = {}, upper[3] = {};
-    Box::get(policy, lower, upper);
+    Dispatch d;
+    d.rank = Box::rank;
+    Box::get(policy, d.lower, d.upper);
+    d.space = policy.space();
+    d.reduce = reduce;
+    d.label = program_label<F>(dispatch_label());
+    d.functor = std::addressof(f);
     if constexpr (IsAnnotatedLambda<F>::value) {
-      std::vector<ArrayId> arrays;
       const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(f));
       const auto* lambda = reinterpret_cast<const unsigned char*>(std::addressof(f.lambda));
-      const kernel::KernelDescription description = describe_lambda(
-          f.annotation, lambda, sizeof(f.lambda), static_cast<std::size_t>(lambda - base), arrays);
-      launch_kernel(LambdaKernel<decltype(f.lambda)>::id, base, std::move(arrays), Box::rank, lower,
-                    upper, policy.space(), reduce, &description);
+      d.values_begin = static_cast<std::size_t>(lambda - base);
+      d.values_end = d.values_begin + sizeof(f.lambda);
+      const kernel::KernelDescription description =
+          describe_lambda(f.annotation, lambda, sizeof(f.lambda), d.values_begin, d.arrays);
+      d.kernel = LambdaKernel<decltype(f.lambda)>::id;
+      d.description = &description;
+      launch_kernel(std::move(d));
     } else {
-      launch_kernel(kernel_registration<F>().id, std::addressof(f), kernel_arrays(f), Box::rank,
-                    lower, upper, policy.space(), reduce, nullptr);
+      d.values_end = sizeof(F);
+      d.kernel = kernel_registration<F>().id;
+      d.arrays = kernel_arrays(f);
+      launch_kernel(std::move(d));
     }
   }
 }

@@ -104,10 +104,9 @@ void Driver::poison(const std::vector<planner::TaskFailure>& failures) {
   for (const planner::TaskFailure& f : failures) {
     auto run = runs_.find(f.task);
     if (!f.kernel || run == runs_.end()) continue;
-    const std::string& name = f.kernel->name.empty() ? f.kernel->label : f.kernel->name;
-    const std::string why = "kernel '" + name + "' (launch " + f.kernel->launch.to_string() +
-                            "), which writes it, failed on superblock " +
-                            f.kernel->superblock.to_string();
+    const std::string why = kernel_title(*f.kernel) + ", which writes it, failed on superblock " +
+                            f.kernel->superblock.to_string() + " (" + f.kernel->launch.to_string() +
+                            ")";
     for (const BoundRegion& b : run->second) {
       const bool changed =
           f.violation && f.violation->wrote_read_only && f.violation->param == b.param;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/ids.hpp"
@@ -16,6 +17,7 @@ namespace lightning::driver {
 /// One kernel launch as the application describes it (the Kokkos binding makes these).
 struct Launch {
   KernelId kernel;                       ///< a registered kernel (kernel::KernelRegistry)
+  std::string label;                     ///< the program's name of the launch (may be empty)
   const void* functor = nullptr;         ///< its bytes (KernelInfo::functor_size of them)
   std::vector<ArrayId> arrays;           ///< per signature parameter; invalid for scalars
   Rect domain;                           ///< thread indices

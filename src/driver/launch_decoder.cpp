@@ -106,7 +106,7 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
   d.data = std::make_shared<worker::LaunchData>();
   worker::LaunchData& data = *d.data;
   data.kernel = launch.kernel;
-  data.name = kernel.name;
+  data.name = launch.label.empty() ? kernel.name : launch.label;
   data.functor.assign(bytes, bytes + kernel.functor_size);
   data.extents.resize(params);
   data.arrays = described.arrays;

@@ -21,13 +21,6 @@ std::string on_rank(const planner::TaskFailure& f) {
   return f.rank >= 0 ? " (rank " + std::to_string(f.rank) + ")" : "";
 }
 
-std::string kernel_name(const planner::TaskFailure::Kernel& k) {
-  const std::string& name = k.name.empty() ? k.label : k.name;
-  std::string text = "kernel '" + name + "'";
-  if (!k.label.empty() && k.label != name) text += " (launch '" + k.label + "')";
-  return text;
-}
-
 const char* declared_as(planner::ChunkAccessMode mode) {
   switch (mode) {
     case planner::ChunkAccessMode::kRead:
@@ -71,7 +64,7 @@ std::string describe(const planner::TaskFailure& f, const LaunchNamesOf& names) 
     const planner::TaskFailure::Kernel& k = *f.kernel;
     const std::string where = " superblock " + k.superblock.to_string() + " on " +
                               k.device.to_string() + " (" + rank_and_task(f) + ")";
-    text = kernel_name(k) + (f.skipped() ? " on" : " failed on") + where;
+    text = kernel_title(k) + (f.skipped() ? " on" : " failed on") + where;
   } else if (f.task.valid()) {
     text = f.detail + (f.skipped() ? " on " : " failed on ") + f.worker.to_string() + on_rank(f);
   } else {
@@ -87,6 +80,13 @@ std::string describe(const planner::TaskFailure& f, const LaunchNamesOf& names) 
 }
 
 }  // namespace
+
+std::string kernel_title(const planner::TaskFailure::Kernel& k) {
+  const std::string& name = k.name.empty() ? k.label : k.name;
+  if (!k.label.empty() && k.label != name)
+    return "launch '" + k.label + "' (kernel '" + name + "')";
+  return "kernel '" + name + "'";
+}
 
 Error task_error(const std::vector<planner::TaskFailure>& failures, const LaunchNamesOf& names) {
   if (failures.empty()) return Error(ErrorKind::kInternal, "task_error of no failures");

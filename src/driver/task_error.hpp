@@ -31,6 +31,10 @@ struct LaunchNames {
 /// The names of a launch, or null when unknown.
 using LaunchNamesOf = std::function<const LaunchNames*(LaunchId)>;
 
+/// A failed kernel run's launch for people: "launch 'label' (kernel 'name')", the program's
+/// label first, or "kernel 'name'" when the launch has no label of its own.
+std::string kernel_title(const planner::TaskFailure::Kernel& k);
+
 /// The error a fence, read or reduction throws for `failures` (not empty; in the order they
 /// were reported). Causes come first: the message is the first failure that was not skipped
 /// (a skipped one only when no cause is among them: its cause was not heard of yet), then

@@ -63,7 +63,7 @@ TEST(TaskError, InOneProcessThereIsNoRankAndADifferentLabelIsNamed) {
   TaskFailure f = kernel_failure(12, "boom");
   f.kernel->label = "my loop";
   EXPECT_EQ(task_error({f}).message(),
-            "kernel 'saxpy' (launch 'my loop') failed on superblock [200, 300) on D1 (T12): boom");
+            "launch 'my loop' (kernel 'saxpy') failed on superblock [200, 300) on D1 (T12): boom");
 }
 
 TEST(TaskError, CausesComeFirstAndTheRestIsCounted) {

@@ -1,0 +1,165 @@
+// What the binding checks at a launch and how it names it: a kernel's bytes must not hold
+// host addresses that cannot travel (a plain Kokkos::View, a reference, a pointer to a
+// local), and errors name the launch by its Kokkos label first. In one process and under
+// mpirun (np 2, 3): the same errors on every rank count, and the runtime stays usable.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/error.hpp"
+#include "kokkos_test_kernels.hpp"
+#include "kokkos_test_tool.hpp"
+
+namespace {
+
+using lk_test::Exec;
+using lk_test::KView;
+using lk_test::LView;
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// The error `launch` throws, or "" when it throws none.
+template <class F>
+std::string error_of(F&& launch) {
+  try {
+    launch();
+    Kokkos::fence();
+  } catch (const lightning::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// After an error: a correct launch runs and gives the right values.
+void expect_runtime_usable() {
+  const int n = 64;
+  LView<float*> x("x", n), y("y", n);
+  Kokkos::deep_copy(x, 1.0f);
+  Kokkos::deep_copy(y, 1.0f);
+  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(0, n),
+                       lk_test::Saxpy<LView<const float*>, LView<float*>>{x, y, 3.0f});
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  EXPECT_EQ(h(0), 4.0f);
+  EXPECT_EQ(h(n - 1), 4.0f);
+}
+
+/// A functor with a plain Kokkos::View it does not list (listing one does not compile).
+struct ReadsHostView {
+  LView<double*> out;
+  KView<double*> table;
+  LIGHTNING_KERNEL(
+      ReadsHostView, "global i => write out[i]", (out),
+      void operator()(const int64_t i) const { out(i) = table(i); })
+};
+
+TEST(KokkosLaunchCheck, ALambdaCapturingAPlainKokkosViewIsRefusedNamingIt) {
+  const int n = 32;
+  LView<double*> out("out", n);
+  KView<double*> weights("weights", n);
+  Kokkos::deep_copy(weights, 2.0);
+  const std::string e = error_of([&] {
+    Kokkos::parallel_for(
+        "scale", Kokkos::RangePolicy<Exec>(0, n),
+        lightning::annotate(
+            "global i => write out[i]", KOKKOS_LAMBDA(const int i) { out(i) = weights(i); }));
+  });
+  ASSERT_FALSE(e.empty()) << "a captured Kokkos::View passed";
+  EXPECT_TRUE(has(e, "launch 'scale' (kernel '")) << e;
+  EXPECT_TRUE(has(e, "holds an address inside Kokkos::View 'weights'")) << e;
+  EXPECT_TRUE(has(e, "make it a lightning::View")) << e;
+  // A pointer into it, too.
+  const double* w = weights.data() + 3;
+  const std::string p = error_of([&] {
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<Exec>(0, n),
+        lightning::annotate(
+            "global i => write out[i]", KOKKOS_LAMBDA(const int i) { out(i) = w[0] * i; }));
+  });
+  EXPECT_TRUE(has(p, "inside Kokkos::View 'weights'")) << p;
+  expect_runtime_usable();
+}
+
+TEST(KokkosLaunchCheck, AFunctorHoldingAPlainKokkosViewIsRefusedNamingIt) {
+  const int n = 32;
+  ReadsHostView f{LView<double*>("out", n), KView<double*>("lookup", n)};
+  const std::string e =
+      error_of([&] { Kokkos::parallel_for("lookup", Kokkos::RangePolicy<Exec>(0, n), f); });
+  EXPECT_TRUE(has(e, "launch 'lookup' (kernel '")) << e;
+  EXPECT_TRUE(has(e, "ReadsHostView")) << e;
+  EXPECT_TRUE(has(e, "inside Kokkos::View 'lookup'")) << e;
+  expect_runtime_usable();
+}
+
+TEST(KokkosLaunchCheck, ReferenceCapturesAndPointersToLocalsAreRefused) {
+  const int n = 32;
+  LView<float*> y("y", n);
+  float scale = 2.0f;
+  const std::string e = error_of([&] {
+    Kokkos::parallel_for(
+        "by reference", Kokkos::RangePolicy<Exec>(0, n),
+        lightning::annotate("global i => write y[i]", [=, &scale](const int i) { y(i) = scale; }));
+  });
+  EXPECT_TRUE(has(e, "launch 'by reference' (kernel '")) << e;
+  EXPECT_TRUE(has(e, "holds an address on this thread's stack")) << e;
+  EXPECT_TRUE(has(e, "captures a variable by reference")) << e;
+  const float* local = &scale;
+  const std::string p = error_of([&] {
+    Kokkos::parallel_for(
+        Kokkos::RangePolicy<Exec>(0, n),
+        lightning::annotate(
+            "global i => write y[i]", KOKKOS_LAMBDA(const int i) { y(i) = *local; }));
+  });
+  EXPECT_TRUE(has(p, "holds an address on this thread's stack")) << p;
+  // By value it runs.
+  Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(0, n),
+                       lightning::annotate(
+                           "global i => write y[i]", KOKKOS_LAMBDA(const int i) { y(i) = scale; }));
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+  EXPECT_EQ(h(n - 1), 2.0f);
+}
+
+TEST(KokkosLaunchLabel, AFailedKernelIsNamedByItsKokkosLabelFirst) {
+  const int n = 1024;
+  lk_test::Cursed cursed{LView<float*>("field", n), 700};
+  const std::string e = error_of(
+      [&] { Kokkos::parallel_for("cursed step", Kokkos::RangePolicy<Exec>(0, n), cursed); });
+  EXPECT_EQ(
+      e.find("lightning: task failed: launch 'cursed step' (kernel 'lk_test::Cursed') failed"), 0u)
+      << e;
+  EXPECT_TRUE(has(e, "element is cursed")) << e;
+  // Without a label, Kokkos makes one up from the type: the error names the kernel alone.
+  const std::string u =
+      error_of([&] { Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(0, n), cursed); });
+  EXPECT_EQ(u.find("lightning: task failed: kernel 'lk_test::Cursed' failed"), 0u) << u;
+  // A reduction's label too, and an error found at the launch carries it as context.
+  double s = 0;
+  LView<double**> grid("grid", 8, 4);
+  const std::string r = error_of([&] {
+    Kokkos::parallel_reduce("row sums", Kokkos::RangePolicy<Exec>(0, 8),
+                            lightning::annotate(
+                                "global i => read grid[i, :]",
+                                KOKKOS_LAMBDA(const int i, double& t) { t += grid(i, 0); }),
+                            s);
+  });
+  EXPECT_TRUE(has(r, "\n  in Kokkos launch 'row sums'")) << r;
+  expect_runtime_usable();
+}
+
+TEST(KokkosLaunchLabel, AToolLoadedBeforeTheRuntimeStillSeesEveryDispatch) {
+  const int before = lk_test::tool_dispatches();
+  const int n = 16;
+  LView<float*> y("y", n);
+  Kokkos::parallel_for("seen by the tool", Kokkos::RangePolicy<Exec>(0, n),
+                       lightning::annotate(
+                           "global i => write y[i]", KOKKOS_LAMBDA(const int i) { y(i) = 1; }));
+  EXPECT_EQ(lk_test::tool_dispatches(), before + 1);
+  EXPECT_EQ(lk_test::tool_last_label(), "seen by the tool");
+  Kokkos::parallel_for("host loop", Kokkos::RangePolicy<lk_test::Host>(0, n),
+                       KOKKOS_LAMBDA(const int){});
+  EXPECT_EQ(lk_test::tool_dispatches(), before + 2);
+  EXPECT_EQ(lk_test::tool_last_label(), "host loop");
+}
+
+}  // namespace
