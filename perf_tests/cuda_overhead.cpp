@@ -317,11 +317,12 @@ int main(int argc, char** argv) {
     std::printf(
         "{\n  \"gpu\": \"%s\",\n  \"gpus_used_by_runtime\": %zu,\n  \"elements\": %lld,\n"
         "  \"chunks\": %lld,\n  \"iterations\": %d,\n  \"repeats\": %d,\n"
-        "  \"staging_limit\": %llu,\n"
+        "  \"staging_limit\": %llu,\n  \"check_access\": %s,\n"
         "  \"kernels\": [\n",
         gpus[0].name.c_str(), gpus.size(), static_cast<long long>(o.n),
         static_cast<long long>(o.chunks), o.iterations, o.repeats,
-        static_cast<unsigned long long>(config.staging_limit));
+        static_cast<unsigned long long>(config.staging_limit),
+        config.check_access ? "true" : "false");
     for (bool stencil : {true, false}) {
       if (!o.only.empty() && o.only != (stencil ? "stencil" : "saxpy")) continue;
       // Alternately (a slow drift of the GPU, e.g. its clocks, then favours neither side);

@@ -34,7 +34,8 @@
 // the View when its data pointer is null: an element access outside a kernel, from a kernel
 // run on another execution space (e.g. Kokkos::Serial), or of a View a kernel does not list.
 // The same test gives checked mode its way in (a checked run's handles have null data), so
-// checked mode needs it. GPU code never checks. The test is per access and stops the host compiler
+// checked mode needs it on host devices (GPU code compiled for checked mode checks in
+// lightning::DeviceArray). The test is per access and stops the host compiler
 // from vectorising kernel loops (saxpy on a host device: 1.7x slower at -O2, 3.5x at -O3), so
 // programs that time host devices may define LIGHTNING_VIEW_CHECKS=0; such an access then
 // dereferences a null pointer. Use one value in a whole program.
@@ -331,11 +332,9 @@ class View {
   // stored order. Never reached in GPU code (unbound() is false there).
   KOKKOS_INLINE_FUNCTION value_type& unbound_element(int64_t i, int64_t j, int64_t k) const {
 #if LIGHTNING_VIEW_CHECKS && !defined(__CUDA_ARCH__) && !defined(__CUDACC_RTC__)
-    if (handle_.offset != 0) {
-      const auto* region =
-          reinterpret_cast<const CheckedRegion*>(static_cast<uintptr_t>(handle_.offset));
-      if (void* e = region->element(i, j, k)) return *static_cast<value_type*>(e);
-    }
+    if (handle_.offset != 0)
+      if (void* e = checked_region_of(handle_.offset)->element(i, j, k))
+        return *static_cast<value_type*>(e);
     return *static_cast<value_type*>(
         detail::unbound_element(control_, &handle_, Data::rank, i, j, k));
 #else

@@ -10,12 +10,11 @@ namespace lightning::worker {
 
 namespace {
 
-AccessCheck::Array* record_of(const void* handle) {
+int64_t offset_field(const void* handle) {
   int64_t offset = 0;
   std::memcpy(&offset, static_cast<const unsigned char*>(handle) + offsetof(RawArrayHandle, offset),
               sizeof offset);
-  const auto* view = reinterpret_cast<const CheckedRegion*>(static_cast<uintptr_t>(offset));
-  return view ? static_cast<AccessCheck::Array*>(view->record) : nullptr;
+  return offset;
 }
 
 }  // namespace
@@ -23,7 +22,7 @@ AccessCheck::Array* record_of(const void* handle) {
 void AccessCheck::add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer chunk,
                       const Rect& region, planner::ChunkAccessMode mode) {
   Array& a = arrays_.emplace_back();
-  if (chunk.elem_size > sizeof a.scratch)
+  if (chunk.elem_size > sizeof a.view.scratch)
     throw Error(ErrorKind::kInternal, "checked access: " + std::to_string(chunk.elem_size) +
                                           "-byte elements are larger than the scratch element");
   if (!chunk.box.contains(region))
@@ -33,19 +32,19 @@ void AccessCheck::add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer
   a.region = region;
   a.mode = mode;
   a.param = slot.param;
+  a.handle_offset = slot.byte_offset;
   CheckedRegion& v = a.view;
   v.data = static_cast<unsigned char*>(chunk.data);
   v.element_size = chunk.elem_size;
   v.rank = region.rank();
   int64_t stride = 1;
-  for (int axis = v.rank - 1; axis >= 0; --axis) {
+  for (int axis = region.rank() - 1; axis >= 0; --axis) {
     v.lo[axis] = region.lo()[axis];
     v.hi[axis] = region.hi()[axis];
     v.chunk_lo[axis] = chunk.box.lo()[axis];
     v.stride[axis] = stride;
     stride *= chunk.box.extent()[axis];
   }
-  v.record = &a;
   // Null data (so that host code takes its checked path) and the region's address as offset.
   void* data = nullptr;
   const auto offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&a.view));
@@ -58,38 +57,60 @@ void AccessCheck::before() {
   snapshots_.assign(arrays_.size(), {});
   for (size_t i = 0; i < arrays_.size(); ++i) {
     const Array& a = arrays_[i];
-    if (a.mode != planner::ChunkAccessMode::kRead || a.region.empty()) continue;
+    if (!a.read_only()) continue;
     snapshots_[i].resize(static_cast<size_t>(a.region.volume()) * a.chunk.elem_size);
     copy_region({snapshots_[i].data(), a.region, a.chunk.elem_size}, a.chunk, a.region);
   }
 }
 
 std::optional<planner::AccessViolation> AccessCheck::after() const {
-  for (const Array& a : arrays_)
-    if (a.outside) return planner::AccessViolation{a.param, *a.outside, a.region, a.mode, false};
-  for (size_t i = 0; i < arrays_.size() && i < snapshots_.size(); ++i) {
+  std::vector<const void*> before;
+  std::vector<ConstBoxBuffer> now;
+  for (size_t i = 0; i < arrays_.size(); ++i) {
+    const bool taken = i < snapshots_.size() && !snapshots_[i].empty();
+    before.push_back(taken ? snapshots_[i].data() : nullptr);
+    now.push_back(arrays_[i].chunk);
+  }
+  return first_violation(before, now);
+}
+
+std::optional<planner::AccessViolation> AccessCheck::after(
+    const std::vector<const void*>& before, const std::vector<const void*>& now) const {
+  std::vector<ConstBoxBuffer> contents;
+  for (size_t i = 0; i < arrays_.size(); ++i)
+    contents.push_back(
+        {i < now.size() ? now[i] : nullptr, arrays_[i].region, arrays_[i].chunk.elem_size});
+  return first_violation(before, contents);
+}
+
+std::optional<planner::AccessViolation> AccessCheck::first_violation(
+    const std::vector<const void*>& before, const std::vector<ConstBoxBuffer>& now) const {
+  for (const Array& a : arrays_) {
+    if (a.view.outside_count == 0) continue;
+    Point index = Point::filled(a.region.rank(), 0);
+    for (int axis = 0; axis < a.region.rank(); ++axis) index[axis] = a.view.first_outside[axis];
+    return planner::AccessViolation{a.param, index, a.region, a.mode, false};
+  }
+  for (size_t i = 0; i < arrays_.size() && i < before.size() && i < now.size(); ++i) {
     const Array& a = arrays_[i];
-    if (snapshots_[i].empty()) continue;
-    const ConstBoxBuffer before{snapshots_[i].data(), a.region, a.chunk.elem_size};
-    if (std::optional<Point> p = first_difference(a.chunk, before, a.region))
+    if (!before[i] || !now[i].data) continue;
+    const ConstBoxBuffer snapshot{before[i], a.region, a.chunk.elem_size};
+    if (std::optional<Point> p = first_difference(now[i], snapshot, a.region))
       return planner::AccessViolation{a.param, *p, a.region, a.mode, true};
   }
   return std::nullopt;
 }
 
 void* checked_element(const void* handle, const Point& index) noexcept {
-  AccessCheck::Array* a = record_of(handle);
-  // Coordinates beyond the rank are 0, as CheckedRegion::element takes them.
-  if (void* e = a->view.element(index[0], index[1], index[2])) return e;
-  if (!a->outside) a->outside = index;
-  return a->scratch;
+  // Coordinates beyond the rank are 0, as CheckedRegion takes them.
+  return checked_region_of(offset_field(handle))->checked(index[0], index[1], index[2]);
 }
 
 bool is_checked_handle(const void* handle) noexcept {
   void* data = nullptr;
   std::memcpy(&data, static_cast<const unsigned char*>(handle) + offsetof(RawArrayHandle, data),
               sizeof data);
-  return data == nullptr && record_of(handle) != nullptr;
+  return data == nullptr && offset_field(handle) != 0;
 }
 
 }  // namespace lightning::worker

@@ -19,11 +19,13 @@
 namespace lightning::worker {
 
 /// The checks of one kernel run. A checked handle keeps its strides and extents but has a
-/// null data pointer and, in its offset field, the address of a CheckedRegion: host code
+/// null data pointer and, in its offset field, the address of a CheckedRegion. Host code
 /// (lightning::View) sees the null pointer it already tests for, finds the element through
 /// the CheckedRegion when it is inside the declared region, and asks checked_element()
-/// otherwise, which records the access. GPU code never sees a checked handle. One run runs
-/// on one thread, so the records need no lock.
+/// otherwise, which counts the access. GPU code compiled for checked mode
+/// (LIGHTNING_CHECKED_ACCESS) goes through a copy of the records in device memory, which the
+/// device points the handles at and copies back after the run. One run runs on one host
+/// thread, so the records need no lock.
 class AccessCheck {
  public:
   /// Makes the handle at `slot` of `functor` (already bound to `chunk`) a checked one that
@@ -31,32 +33,48 @@ class AccessCheck {
   void add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer chunk, const Rect& region,
            planner::ChunkAccessMode mode);
 
-  /// Before the run: snapshots the read-only regions.
+  /// Host devices, before the run: snapshots the read-only regions.
   void before();
-  /// After the run: the first violation (by parameter order: an index outside a region, else
-  /// an element of a read-only region that changed), or none.
+  /// Host devices, after the run: the first violation (by parameter order: an index outside
+  /// a region, else an element of a read-only region that changed), or none.
   std::optional<planner::AccessViolation> after() const;
 
-  /// One checked handle's record (see checked_element).
+  /// One checked handle's record.
   struct Array {
     CheckedRegion view;  ///< what the handle points at
     BoxBuffer chunk;
     Rect region;
     planner::ChunkAccessMode mode = planner::ChunkAccessMode::kRead;
     int param = -1;
-    std::optional<Point> outside;  ///< the first index outside `region`
-    /// What an access outside `region` gets, so that the run goes on to its end.
-    alignas(16) unsigned char scratch[64] = {};
+    size_t handle_offset = 0;  ///< of the handle in the functor's bytes
+
+    /// Whether the run must leave the region as it found it.
+    bool read_only() const { return mode == planner::ChunkAccessMode::kRead && !region.empty(); }
   };
 
+  /// Devices whose memory the host cannot address (GPUs): the records, which the device
+  /// copies to its memory and back around the run.
+  size_t size() const { return arrays_.size(); }
+  Array& array(size_t i) { return arrays_[i]; }
+  /// After such a run: the first violation, with the read-only regions' contents the device
+  /// copied out before and after it (per record, row-major over its region; null unless
+  /// read-only).
+  std::optional<planner::AccessViolation> after(const std::vector<const void*>& before,
+                                                const std::vector<const void*>& now) const;
+
  private:
+  /// The first violation: an access outside, else a read-only region of `now[i]` (its
+  /// contents after the run) that differs from `before[i]` (over the region; null: none).
+  std::optional<planner::AccessViolation> first_violation(
+      const std::vector<const void*>& before, const std::vector<ConstBoxBuffer>& now) const;
+
   std::deque<Array> arrays_;  // a deque: the handles hold the records' addresses
   std::vector<std::vector<unsigned char>> snapshots_;  // per record; empty unless read-only
 };
 
 /// The address of element `index` (global coordinates, the chunk's axis order) through the
 /// checked handle at `handle`, or, when the index is outside the declared region, of a
-/// scratch element (the access is recorded and fails the run afterwards).
+/// scratch element (the access is counted and fails the run afterwards).
 void* checked_element(const void* handle, const Point& index) noexcept;
 
 /// Whether the handle at `handle` (an ArrayHandle's bytes) is a checked one.

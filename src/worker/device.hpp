@@ -82,9 +82,12 @@ class Device {
   virtual DeviceId id() const = 0;
   /// "emulated host device", "NVIDIA H200 (cuda:0)": for logs and lightning-info.
   virtual std::string description() const = 0;
-  /// Whether launch() runs KernelRun::check (checked mode); a device that does not is given
-  /// unchecked runs even in checked mode.
-  virtual bool checks_accesses() const { return false; }
+  /// Whether launch() can check `kernel`'s runs (KernelRun::check, checked mode); runs it
+  /// cannot check are given unchecked even in checked mode.
+  virtual bool checks_accesses(const kernel::KernelInfo& kernel) const {
+    (void)kernel;
+    return false;
+  }
 
   /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` starts
   /// from the reduction's identity (`run.reduction.init`). Failures are the underlying error

@@ -16,7 +16,6 @@ KernelRun bound_kernel_run(const planner::Task& task, const planner::ExecuteTask
                 launch.reduction,
                 nullptr};
   kernel::clear_arrays(run.functor.data(), launch.arrays);  // unbound: nothing to touch
-  checked = checked && run.info->takes_checked_handles;
   if (checked) run.check = std::make_shared<AccessCheck>();
   for (size_t i = 0; i < task.accesses.size(); ++i) {
     const ChunkId c = task.accesses[i].chunk;

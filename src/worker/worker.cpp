@@ -306,8 +306,9 @@ void Worker::run_task(const Task& task) {
           [&](const planner::ExecuteTask& t) {
             std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
             Device& device = *devices_[device_index_.at(t.device)];
-            KernelRun run = bound_kernel_run(task, t, *launch, pointers, chunks(),
-                                             options_.check_access && device.checks_accesses());
+            const bool checked = options_.check_access &&
+                                 device.checks_accesses(kernel::KernelRegistry::get(t.kernel));
+            KernelRun run = bound_kernel_run(task, t, *launch, pointers, chunks(), checked);
             const int track = compute_track_.count(t.device) ? compute_track_.at(t.device) : -1;
             device.launch(
                 std::move(run), [this, track, id = task.id, name = launch->name,

@@ -56,8 +56,8 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// A column-major (LayoutLeft) matrix: its device type indexes the reversed storage.
-TEST(KernelCodegen, ColumnMajorViewsIndexTheirReversedStorage) {
+// A functor over a column-major (LayoutLeft) matrix `a` and a row-major `b`.
+KernelInfo transpose_info() {
   struct HostTranspose {
     ArrayHandle<const double, 2> a;
     void* a_control;
@@ -76,6 +76,12 @@ TEST(KernelCodegen, ColumnMajorViewsIndexTheirReversedStorage) {
   info.device.param_offsets = {offsetof(HostTranspose, a), offsetof(HostTranspose, b)};
   info.device.index_rank = 2;
   info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
+  return info;
+}
+
+// A column-major (LayoutLeft) matrix: its device type indexes the reversed storage.
+TEST(KernelCodegen, ColumnMajorViewsIndexTheirReversedStorage) {
+  const KernelInfo info = transpose_info();
   const GeneratedKernel g = generate_kernel(info, {});
   EXPECT_TRUE(contains(g.source, "lightning::ReversedDeviceArray<double, 2> a;")) << g.source;
   EXPECT_TRUE(contains(g.source, "lightning::DeviceArray<double, 2> b;")) << g.source;
@@ -340,6 +346,44 @@ TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheVirtualBlock) {
   EXPECT_TRUE(contains(g.source, "static_assert(sizeof(int32_t) == 4 && 64 % alignof(int32_t)"))
       << g.source;
   compile(g);
+}
+
+// Checked mode: the same kernels compiled with LIGHTNING_CHECKED_ACCESS, under their own
+// key, with every access going through the handle's CheckedRegion (functors of rank 1 and 2,
+// column-major ones, and ported kernels).
+TEST(KernelCodegen, CheckedModeCompilesEveryAccessThroughTheCheckedRegion) {
+  KernelSpecialization checked;
+  checked.checked = true;
+  EXPECT_NE(checked.key(false), KernelSpecialization{}.key(false));
+  const GeneratedKernel g = generate_kernel(saxpy_info(kSaxpyBody), checked);
+  EXPECT_EQ(g.source.find("#define LIGHTNING_CHECKED_ACCESS 1"),
+            g.source.find('\n') + 1)  // before any include
+      << g.source;
+  EXPECT_FALSE(
+      contains(generate_kernel(saxpy_info(kSaxpyBody), {}).source, "LIGHTNING_CHECKED_ACCESS"));
+  compile(g, "checked saxpy");
+
+  compile(generate_kernel(transpose_info(), checked), "checked transpose");
+
+  struct Params {
+    ArrayHandle<float, 1> out;
+    ArrayHandle<const float, 1> in;
+  };
+  KernelInfo ported;
+  ported.name = "ported::copy";
+  ported.functor_size = sizeof(Params);
+  ported.description.signature.add_array("out", DataType::kFloat32, 1)
+      .add_array("in", DataType::kFloat32, 1);
+  ported.device.kind = DeviceCodeKind::kPorted;
+  ported.device.function = "copy";
+  ported.device.param_offsets = {offsetof(Params, out), offsetof(Params, in)};
+  ported.device.source =
+      "__device__ void copy(dim3 blockIdx, lightning::Vector<float> out,\n"
+      "                     const lightning::Vector<float> in) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  out[i] = in[i];\n"
+      "}\n";
+  compile(generate_kernel(ported, checked), "checked ported copy");
 }
 
 TEST(KernelCodegen, ReflowBreaksStatementsButNotLiteralsOrParentheses) {

@@ -4,12 +4,14 @@
 // in one process and under mpirun (np 2, 3): every rank checks its own superblocks.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "kokkos_test_kernels.hpp"
+#include "lightning_kokkos/cuda_kernel.hpp"
 
 namespace {
 
@@ -68,6 +70,38 @@ struct WritesAhead {
       })
 };
 
+/// A ported CUDA kernel reading in[i + 1] under `read in[i]` (GPUs only: ported kernels do
+/// not run on host devices).
+const lightning::CudaKernel ported_reads_ahead(
+    "checked_test::reads_ahead",
+    "__device__ void reads_ahead(dim3 blockIdx, lightning::Vector<float> out,\n"
+    "                            const lightning::Vector<float> in, int n) {\n"
+    "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) out[i] = in[i] + (i + 1 < n ? in[i + 1] : 0.0f);\n"
+    "}\n",
+    "reads_ahead",
+    {lightning::CudaParam::array<float>("out", 1), lightning::CudaParam::array<float>("in", 1),
+     lightning::CudaParam::scalar<int>("n")},
+    "global i => read in[i], write out[i]");
+
+bool on_gpus() {
+  const char* devices = std::getenv("LIGHTNING_DEVICES");
+  return devices && std::string(devices).rfind("cuda", 0) == 0;
+}
+
+TEST(KokkosCheckedAccess, APortedKernelReadingPastItsRegionIsFoundOnGpus) {
+  if (!on_gpus()) GTEST_SKIP() << "ported kernels run on GPU devices only";
+  const int n = 1024;
+  LView<float*> in("samples", n), out("sums", n);
+  Kokkos::deep_copy(in, 1.0f);
+  ported_reads_ahead.launch(n / 256, 256, lightning::work::block(256), out, in, n);
+  const std::string e = fence_error();
+  ASSERT_FALSE(e.empty()) << "an under-declared read passed in checked mode on a GPU";
+  EXPECT_TRUE(has(e, "kernel 'checked_test::reads_ahead'")) << e;
+  EXPECT_TRUE(has(e, "View 'samples' (parameter 'in'): element (")) << e;
+  EXPECT_TRUE(has(e, "that the annotation declares to read")) << e;
+}
+
 TEST(KokkosCheckedAccess, ReadPastTheDeclaredRegionNamesViewElementAndRule) {
   const int n = 1024;
   LView<float*> in("signal", n), out("result", n);
@@ -77,7 +111,7 @@ TEST(KokkosCheckedAccess, ReadPastTheDeclaredRegionNamesViewElementAndRule) {
                        ReadsAhead<LView<float*>, LView<float*>>{in, out});
   const std::string e = fence_error();
   ASSERT_FALSE(e.empty()) << "an under-declared read passed in checked mode";
-  EXPECT_TRUE(has(e, "kernel '(anonymous namespace)::ReadsAhead<")) << e;
+  EXPECT_TRUE(has(e, "launch 'reads ahead' (kernel '(anonymous namespace)::ReadsAhead<")) << e;
   EXPECT_TRUE(has(e, "View 'signal' (parameter 'in')")) << e;
   EXPECT_TRUE(has(e, "that the annotation declares to read")) << e;
   // The rule, with a caret under it.

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/device/checked_region.hpp"
 
 namespace lightning {
 
@@ -17,7 +18,8 @@ namespace lightning {
 /// offset into `data` (`data -= offset`, `offset = 0`; cuda::fold_chunk_offsets), so element
 /// access subtracts nothing and no thread re-bases anything; and the last axis has unit
 /// stride by the runtime's contract (chunks are row-major over their box), so `a(i, j)` is
-/// `data[i * stride[0] + j]`. `offset` is never read here.
+/// `data[i * stride[0] + j]`. `offset` is read only in checked mode, where it holds the
+/// address of a CheckedRegion (and `data` is null).
 template <class T, int Rank>
 struct DeviceArray {
   static_assert(Rank >= 1 && Rank <= 3, "arrays have 1 to 3 axes");
@@ -28,24 +30,46 @@ struct DeviceArray {
 
   LIGHTNING_INLINE T& operator()(int64_t i) const {
     static_assert(Rank == 1, "rank-1 array: one index");
+#ifdef LIGHTNING_CHECKED_ACCESS
+    return checked(i, 0, 0);
+#else
     return handle.data[i];
+#endif
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j) const {
     static_assert(Rank == 2, "rank-2 array: two indices");
+#ifdef LIGHTNING_CHECKED_ACCESS
+    return checked(i, j, 0);
+#else
     return handle.data[i * handle.stride[0] + j];
+#endif
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j, int64_t k) const {
     static_assert(Rank == 3, "rank-3 array: three indices");
+#ifdef LIGHTNING_CHECKED_ACCESS
+    return checked(i, j, k);
+#else
     return handle.data[i * handle.stride[0] + j * handle.stride[1] + k];
+#endif
+  }
+  /// Checked mode (the runtime compiles the kernel with LIGHTNING_CHECKED_ACCESS): the
+  /// handle's offset field holds a CheckedRegion in device memory, which finds the element
+  /// inside the declared region and counts an access outside it. Indices in stored order.
+  LIGHTNING_INLINE T& checked(int64_t i, int64_t j, int64_t k) const {
+    return *static_cast<T*>(checked_region_of(handle.offset)->checked(i, j, k));
   }
   /// `a[i]`, as a ported kernel indexed its raw pointer (rank 1).
-  LIGHTNING_INLINE T& operator[](int64_t i) const { return (*this)(i); }
+  LIGHTNING_INLINE T& operator[](int64_t i) const {
+    return (*this)(i);
+  }
 
   /// The whole array's extent along `axis` (1 beyond the rank), as Kokkos::View::extent.
   LIGHTNING_INLINE uint64_t extent(int axis) const {
     return axis < Rank ? static_cast<uint64_t>(handle.extent[axis]) : 1;
   }
-  LIGHTNING_INLINE int extent_int(int axis) const { return static_cast<int>(extent(axis)); }
+  LIGHTNING_INLINE int extent_int(int axis) const {
+    return static_cast<int>(extent(axis));
+  }
   LIGHTNING_INLINE uint64_t size() const {
     uint64_t n = 1;
     for (int a = 0; a < Rank; ++a) n *= static_cast<uint64_t>(handle.extent[a]);
@@ -60,19 +84,29 @@ template <class T, int Rank>
 struct ReversedDeviceArray : DeviceArray<T, Rank> {
   using DeviceArray<T, Rank>::handle;
 
-  LIGHTNING_INLINE T& operator()(int64_t i) const { return handle.data[i]; }
+  LIGHTNING_INLINE T& operator()(int64_t i) const { return DeviceArray<T, Rank>::operator()(i); }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j) const {
     static_assert(Rank == 2, "rank-2 array: two indices");
+#ifdef LIGHTNING_CHECKED_ACCESS
+    return this->checked(j, i, 0);
+#else
     return handle.data[j * handle.stride[0] + i];
+#endif
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j, int64_t k) const {
     static_assert(Rank == 3, "rank-3 array: three indices");
+#ifdef LIGHTNING_CHECKED_ACCESS
+    return this->checked(k, j, i);
+#else
     return handle.data[k * handle.stride[0] + j * handle.stride[1] + i];
+#endif
   }
   LIGHTNING_INLINE uint64_t extent(int axis) const {
     return axis < Rank ? static_cast<uint64_t>(handle.extent[Rank - 1 - axis]) : 1;
   }
-  LIGHTNING_INLINE int extent_int(int axis) const { return static_cast<int>(extent(axis)); }
+  LIGHTNING_INLINE int extent_int(int axis) const {
+    return static_cast<int>(extent(axis));
+  }
 };
 
 /// The paper's names for ported kernels' array parameters (1, 2 and 3 axes).

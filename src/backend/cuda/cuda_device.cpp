@@ -1,14 +1,19 @@
 #include "backend/cuda/cuda_device.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <optional>
 
 #include "backend/cuda/kernel_codegen.hpp"
 #include "backend/cuda/region_copy.hpp"
 #include "core/error.hpp"
 #include "core/size_text.hpp"
 #include "kernel/array_binding.hpp"
+#include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/device/checked_region.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
+#include "planner/task_failure.hpp"
 
 namespace lightning::cuda {
 
@@ -295,6 +300,7 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   KernelSpecialization spec;
   spec.block_size = kBlockThreads;
   spec.reduction = run.reduction;
+  spec.checked = run.check != nullptr;
   const auto key = std::make_pair(&kernel, spec.key(kernel.reduces()));
   auto it = functions_.find(key);
   if (it != functions_.end()) return it->second;
@@ -365,9 +371,11 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     }
     partials = scratch_;
   }
-  // Generated code indexes `data` with global indices and never reads the offset.
-  kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
-                             run.functor.data());
+  // Generated code indexes `data` with global indices and never reads the offset (checked
+  // handles have no data: their offset holds their CheckedRegion's address).
+  if (!run.check)
+    kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
+                               run.functor.data());
   const CUfunction f =
       functions.cover && blocks * kBlockThreads >= volume ? functions.cover : functions.general;
   void* params[] = {run.functor.data(), &box, &partials};
@@ -405,6 +413,66 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
              "cuMemcpyAsync", "while copying the value of '" + run.name + "'");
 }
 
+// Checked mode: the records go to device memory, the handles point there; the read-only
+// regions are copied out before and after the run, which is waited for here (checked mode is
+// for finding mistakes, not for speed: this device runs one kernel at a time).
+void CudaDevice::run_checked(KernelRun& run, Completion& c) {
+  worker::AccessCheck& check = *run.check;
+  const size_t n = check.size();
+  const uint64_t record_bytes = static_cast<uint64_t>(n) * sizeof(CheckedRegion);
+  CUdeviceptr records = 0;
+  api_.check(api_.cuMemAlloc(&records, std::max<uint64_t>(record_bytes, 1)), "cuMemAlloc",
+             "while allocating the checked-mode records of '" + run.name + "'");
+  struct FreeRecords {
+    const DriverApi& api;
+    CUstream stream;
+    CUdeviceptr records;
+    ~FreeRecords() {
+      api.cuStreamSynchronize(stream);  // nothing may still use them
+      api.cuMemFree(records);
+    }
+  } free_records{api_, compute_, records};
+
+  auto* staged = static_cast<CheckedRegion*>(pinned_.allocate(std::max<uint64_t>(record_bytes, 1)));
+  c.blocks.push_back(staged);
+  std::vector<const void*> before(n, nullptr), after(n, nullptr);
+  auto copy_out = [&](const worker::AccessCheck::Array& a) {
+    void* block = pinned_.allocate(static_cast<uint64_t>(a.region.volume()) * a.chunk.elem_size);
+    c.blocks.push_back(block);
+    enqueue_copy(
+        compute_, {block, a.region, a.chunk.elem_size, worker::MemorySpace::host()},
+        {a.chunk.data, a.chunk.box, a.chunk.elem_size, worker::MemorySpace::of_device(id_)},
+        a.region);
+    return block;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    worker::AccessCheck::Array& a = check.array(i);
+    staged[i] = a.view;
+    const auto at = static_cast<int64_t>(records + i * sizeof(CheckedRegion));
+    std::memcpy(run.functor.data() + a.handle_offset + offsetof(RawArrayHandle, offset), &at,
+                sizeof at);
+    if (a.read_only()) before[i] = copy_out(a);
+  }
+  api_.check(
+      api_.cuMemcpyAsync(records, reinterpret_cast<CUdeviceptr>(staged), record_bytes, compute_),
+      "cuMemcpyAsync", "while copying the checked-mode records of '" + run.name + "'");
+  issue_launch(run, c);
+  api_.check(
+      api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(staged), records, record_bytes, compute_),
+      "cuMemcpyAsync", "while copying back the checked-mode records of '" + run.name + "'");
+  for (size_t i = 0; i < n; ++i)
+    if (before[i]) after[i] = copy_out(check.array(i));
+  api_.check(api_.cuStreamSynchronize(compute_), "cuStreamSynchronize",
+             "while running '" + run.name + "' in checked mode on " + id_.to_string());
+  for (size_t i = 0; i < n; ++i) {
+    worker::AccessCheck::Array& a = check.array(i);
+    a.view.outside_count = staged[i].outside_count;
+    std::copy(staged[i].first_outside, staged[i].first_outside + 3, a.view.first_outside);
+  }
+  if (std::optional<planner::AccessViolation> v = check.after(before, after))
+    throw planner::AccessViolationError(std::move(*v));
+}
+
 void CudaDevice::launch(KernelRun run, Done done) {
   compute_thread_->execute(
       [this, run = std::move(run), done]() mutable {
@@ -414,7 +482,10 @@ void CudaDevice::launch(KernelRun run, Done done) {
         c->span.start = now();
         try {
           context_.make_current();
-          issue_launch(run, *c);
+          if (run.check)
+            run_checked(run, *c);
+          else
+            issue_launch(run, *c);
           finish_with_event(compute_, c);
         } catch (...) {
           if (!c) return;  // the waiter owns it: it will report

@@ -60,6 +60,10 @@ class CudaDevice final : public worker::Device {
 
   DeviceId id() const override { return id_; }
   std::string description() const override;
+  /// Generated GPU code can be compiled for checked mode, whatever the kernel.
+  bool checks_accesses(const kernel::KernelInfo& kernel) const override {
+    return kernel.device.kind != kernel::DeviceCodeKind::kNone;
+  }
   void launch(worker::KernelRun run, Done done) override;
   void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
   void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;
@@ -74,6 +78,7 @@ class CudaDevice final : public worker::Device {
   };
   Functions functions_for(const worker::KernelRun& run);
   void issue_launch(worker::KernelRun& run, Completion& completion);
+  void run_checked(worker::KernelRun& run, Completion& completion);
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;

@@ -19,8 +19,12 @@ struct KernelSpecialization {
   int block_size = 256;  ///< threads per block, baked: launch bounds and reduction scratch
   /// Reduction kernels: how values combine (+ * min max) and their type.
   Reduction reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
+  /// Checked mode: every array access goes through the handle's CheckedRegion
+  /// (LIGHTNING_CHECKED_ACCESS; see worker::AccessCheck).
+  bool checked = false;
 
-  /// A text that differs whenever the generated code would ("b256", "b256/+/double").
+  /// A text that differs whenever the generated code would ("b256", "b256/+/double",
+  /// "b256/checked").
   std::string key(bool reduces) const;
 };
 
