@@ -30,6 +30,11 @@ Cluster::Cluster(Options options) {
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  // Before the communication thread exists, so on this thread like MPI_Init.
+  const ProcessIdentity self = ProcessIdentity::of_this_process();
+  processes_.resize(static_cast<size_t>(size_));
+  MPI_Allgather(&self, sizeof self, MPI_BYTE, processes_.data(), sizeof self, MPI_BYTE,
+                MPI_COMM_WORLD);
   comm::MpiTransport::Options t;
   t.heartbeat_interval =
       std::chrono::duration_cast<std::chrono::milliseconds>(options.heartbeat_interval);
@@ -60,11 +65,24 @@ Cluster::~Cluster() {
   // process stops, with the reason printed and mpirun's exit status non-zero.
   if (const std::string reason = first_loss(); !reason.empty()) {
     log().error("rank {}: ending the MPI job (MPI_Abort): {}", rank_, reason);
+    // mpirun --enable-recovery ends neither a stopped nor a hung rank, and would wait for it
+    // for ever: end the lost ranks that still live on this host.
+    for (int lost : lost_ranks())
+      if (end_process(processes_.at(static_cast<size_t>(lost))))
+        log().error("rank {}: ended rank {} (pid {}), lost but still alive on this host", rank_,
+                    lost, processes_.at(static_cast<size_t>(lost)).pid);
     log().flush();
     std::fflush(nullptr);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   if (owns_mpi_) MPI_Finalize();
+}
+
+std::vector<int> Cluster::lost_ranks() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<int> ranks;
+  for (const auto& [rank, reason] : lost_) ranks.push_back(rank);
+  return ranks;
 }
 
 std::string Cluster::first_loss() {

@@ -14,6 +14,7 @@
 #include "comm/mpi_transport.hpp"
 #include "core/config.hpp"
 #include "core/message_queue.hpp"
+#include "driver/process_identity.hpp"
 #include "driver/rpc_message.hpp"
 
 namespace lightning::driver {
@@ -86,11 +87,14 @@ class Cluster {
   rpc::Message wait_reply(int rank);
   /// "rank N was lost: why" for the lowest rank lost; empty when none was.
   std::string first_loss();
+  /// The ranks lost so far.
+  std::vector<int> lost_ranks();
 
   bool owns_mpi_ = false;
   int rank_ = 0;
   int size_ = 1;
   std::unique_ptr<comm::MpiTransport> transport_;
+  std::vector<ProcessIdentity> processes_;  ///< per rank, exchanged at the start
 
   // Replies (rank 0) and lost ranks (any rank), from the communication thread.
   std::mutex mutex_;
