@@ -259,6 +259,11 @@ void launch_kernel(Dispatch dispatch) {
   }
   check_closure(what, static_cast<const unsigned char*>(dispatch.functor) + dispatch.values_begin,
                 dispatch.values_end - dispatch.values_begin, state().tool_hooks.get());
+  if (dispatch.team) {
+    const std::string violation = dispatch.team->limit_violation();
+    if (!violation.empty())
+      throw Error(ErrorKind::kInvalidArgument, what + ": the TeamPolicy's " + violation);
+  }
   driver::Launch l;
   l.kernel = dispatch.kernel;
   l.label = dispatch.label;
@@ -271,6 +276,10 @@ void launch_kernel(Dispatch dispatch) {
     hi[a] = std::max(dispatch.lower[a], dispatch.upper[a]);
   }
   l.domain = Rect(lo, hi);
+  if (dispatch.team) {
+    l.block_size = Point{dispatch.team->team_size};
+    l.teams = true;
+  }
   if (dispatch.space.work_distribution()) l.work = *dispatch.space.work_distribution();
   l.description = dispatch.description;
   if (dispatch.reduce) {

@@ -79,18 +79,19 @@ struct LambdaKernel {
   static KernelId make() {
     using W = AnnotatedLambda<L>;
     using Shape = OperatorShape<L>;
+    kernel::KernelInfo entry;  // the host entry point and size of the bytes it runs on
     if constexpr (Shape::reduces) {
       using Value = typename Shape::value_type;
       static_assert(std::is_arithmetic_v<Value>,
                     "lightning::annotate: a lambda reduces numbers (+ or a Kokkos reducer); for "
                     "a value of another type write a LIGHTNING_KERNEL functor with static init "
                     "and join");
-      return register_lambda(typeid(L), sizeof(W),
-                             &kernel::run_native_reduce<W, Shape::rank, Value>,
+      set_host_entry<W, Shape::rank, Value>(entry);
+      return register_lambda(typeid(L), entry.functor_size, entry.run_host,
                              Reduction::builtin(ReduceOp::kSum, data_type_of<Value>()));
     } else {
-      return register_lambda(typeid(L), sizeof(W), &kernel::run_native<W, Shape::rank>,
-                             std::nullopt);
+      set_host_entry<W, Shape::rank, void>(entry);
+      return register_lambda(typeid(L), entry.functor_size, entry.run_host, std::nullopt);
     }
   }
   static inline const KernelId id = make();

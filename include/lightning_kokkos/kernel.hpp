@@ -28,6 +28,7 @@
 
 #include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
 #include "lightning_kokkos/internal/kernel/native_kernel.hpp"
+#include "lightning_kokkos/team_policy.hpp"
 #include "lightning_kokkos/view.hpp"
 
 namespace lightning::detail {
@@ -167,6 +168,33 @@ struct FunctorReduction {
   }
 };
 
+/// How the members of a team launch reducing Values fold their values: with the kernel's own
+/// init and join, or with the launch's built-in operator.
+template <class F, class Value>
+struct TeamFold {
+  static Reduction reduction(ReduceOp op) {
+    if constexpr (FunctorReduction<F, Value>::custom)
+      return FunctorReduction<F, Value>::reduction();
+    else
+      return Reduction::builtin(op, data_type_of<Value>());
+  }
+};
+
+/// The host entry point and bytes of a kernel F: a team kernel runs over a TeamClosure<F>.
+template <class F, int Rank, class Value>
+void set_host_entry(kernel::KernelInfo& info) {
+  if constexpr (takes_team_member_v<F>) {
+    info.functor_size = sizeof(TeamClosure<F>);
+    info.run_host = &run_teams<F, Value, TeamFold<F, Value>>;
+  } else if constexpr (std::is_void_v<Value>) {
+    info.functor_size = sizeof(F);
+    info.run_host = &kernel::run_native<F, Rank>;
+  } else {
+    info.functor_size = sizeof(F);
+    info.run_host = &kernel::run_native_reduce<F, Rank, Value>;
+  }
+}
+
 /// Refuses, at compile time, the reduction members the runtime cannot honour.
 template <class F, class Value>
 constexpr void check_functor_reduction() {
@@ -244,21 +272,23 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
   constexpr int rank = Shape::rank;
   static_assert(rank >= 1 && rank <= 3,
                 "LIGHTNING_KERNEL: operator() must take 1 to 3 integer indices, e.g. "
-                "void operator()(const int i) const, and for parallel_reduce a last "
-                "Value& update, e.g. void operator()(const int i, double& sum) const");
+                "void operator()(const int i) const, or a team member (const "
+                "TeamPolicy<lightning::Distributed>::member_type&), and for parallel_reduce a "
+                "last Value& update, e.g. void operator()(const int i, double& sum) const");
   kernel::KernelInfo info;
   info.name = kernel_name(typeid(F), file);
   info.description.annotation = annotation;
-  info.functor_size = sizeof(F);
   info.takes_checked_handles = true;  // its arrays are lightning::Views
   if constexpr (Shape::reduces) {
     using Value = typename Shape::value_type;
     check_functor_reduction<F, Value>();
-    info.run_host = &kernel::run_native_reduce<F, rank, Value>;
+    set_host_entry<F, rank, Value>(info);
     info.reduction = FunctorReduction<F, Value>::reduction();
   } else {
-    info.run_host = &kernel::run_native<F, rank>;
+    set_host_entry<F, rank, void>(info);
   }
+  // Team kernels have no GPU code yet: they run on host devices.
+  if constexpr (takes_team_member_v<F>) source = "";
   info.device.index_rank = rank;
   const std::vector<std::string> names = split_member_list(members);
   const F probe{};

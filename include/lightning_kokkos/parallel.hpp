@@ -42,6 +42,8 @@ struct Dispatch {
   /// lambdas); null for LIGHTNING_KERNEL functors.
   const kernel::KernelDescription* description = nullptr;
   std::string label;  ///< the Kokkos label; empty when the program gave none
+  /// A team launch's shape (the bytes at `functor` are then a TeamClosure); null otherwise.
+  const kernel::TeamShape* team = nullptr;
 };
 
 /// Launches `dispatch` (asynchronously; a reduction waits for its value).
@@ -96,11 +98,39 @@ struct PolicyBox<Kokkos::MDRangePolicy<Traits...>> {
   }
 };
 
+template <class Policy>
+struct IsTeamPolicy : std::false_type {};
+template <class... Traits>
+struct IsTeamPolicy<Kokkos::TeamPolicy<Traits...>> : std::true_type {};
+
 template <class Policy, class = void>
-struct IsSupportedPolicy : std::false_type {};
+struct IsSupportedPolicy : IsTeamPolicy<Policy> {};
 template <class Policy>
 struct IsSupportedPolicy<Policy, std::void_t<decltype(PolicyBox<Policy>::rank)>> : std::true_type {
 };
+
+/// Fills the part of `d` that differs between the kernels of one launch: the kernel, its
+/// bytes and the places of its values and Views. `f` must outlive the launch call.
+template <class F>
+void describe_kernel(const F& f, const void* bytes, Dispatch& d,
+                     kernel::KernelDescription& lambda_description) {
+  d.functor = bytes;
+  const auto* base = static_cast<const unsigned char*>(bytes);
+  if constexpr (IsAnnotatedLambda<F>::value) {
+    const auto* lambda = reinterpret_cast<const unsigned char*>(std::addressof(f.lambda));
+    d.values_begin = static_cast<std::size_t>(lambda - base);
+    d.values_end = d.values_begin + sizeof(f.lambda);
+    lambda_description =
+        describe_lambda(f.annotation, lambda, sizeof(f.lambda), d.values_begin, d.arrays);
+    d.kernel = LambdaKernel<decltype(f.lambda)>::id;
+    d.description = &lambda_description;
+  } else {
+    d.values_begin = static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&f) - base);
+    d.values_end = d.values_begin + sizeof(F);
+    d.kernel = kernel_registration<F>().id;
+    d.arrays = kernel_arrays(f);
+  }
+}
 
 template <class F>
 constexpr bool lists_kokkos_views() {
@@ -114,8 +144,8 @@ constexpr bool lists_kokkos_views() {
 template <class F, class Policy>
 void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce) {
   static_assert(IsSupportedPolicy<Policy>::value,
-                "lightning::Distributed runs Kokkos::RangePolicy and Kokkos::MDRangePolicy "
-                "(rank 2 or 3); TeamPolicy is not supported");
+                "lightning::Distributed runs Kokkos::RangePolicy, Kokkos::MDRangePolicy (rank 2 "
+                "or 3) and Kokkos::TeamPolicy");
   static_assert(DistributedKernel<F>::valid,
                 "lightning::Distributed runs only functors annotated with LIGHTNING_KERNEL: add "
                 "LIGHTNING_KERNEL(Name, \"annotation\", (members...), operator()...) inside the "
@@ -126,8 +156,28 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
   static_assert(std::is_void_v<typename Policy::work_tag>,
                 "lightning::Distributed does not support work tags: give the functor one "
                 "operator() without a tag");
-  if constexpr (IsSupportedPolicy<Policy>::value && DistributedKernel<F>::valid) {
+  if constexpr (IsTeamPolicy<Policy>::value && DistributedKernel<F>::valid) {
+    static_assert(takes_team_member_v<F>,
+                  "lightning::Distributed: a TeamPolicy kernel's operator() takes the team "
+                  "member first: operator()(const TeamPolicy<lightning::Distributed>::"
+                  "member_type& team[, Value& update]) const");
+    TeamClosure<F> closure{f, policy.impl_shape(), reduce ? reduce->reduction.op : ReduceOp::kSum};
+    Dispatch d;
+    d.rank = 1;  // league × team threads, in blocks of the team size
+    d.lower[0] = 0;
+    d.upper[0] = closure.shape.league_size * closure.shape.team_size;
+    d.team = &closure.shape;
+    d.space = policy.space();
+    d.reduce = reduce;
+    d.label = program_label<F>(dispatch_label());
+    kernel::KernelDescription description;
+    describe_kernel(closure.functor, &closure, d, description);
+    launch_kernel(std::move(d));
+  } else if constexpr (IsSupportedPolicy<Policy>::value && DistributedKernel<F>::valid) {
     using Box = PolicyBox<Policy>;
+    static_assert(!takes_team_member_v<F>,
+                  "lightning::Distributed: this kernel takes a team member: launch it with a "
+                  "Kokkos::TeamPolicy");
     static_assert(DistributedKernel<F>::Shape::rank == Box::rank,
                   "lightning::Distributed: the functor's operator() takes as many indices as "
                   "the policy has axes (RangePolicy: 1, MDRangePolicy<Rank<N>>: N)");
@@ -137,23 +187,9 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
     d.space = policy.space();
     d.reduce = reduce;
     d.label = program_label<F>(dispatch_label());
-    d.functor = std::addressof(f);
-    if constexpr (IsAnnotatedLambda<F>::value) {
-      const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(f));
-      const auto* lambda = reinterpret_cast<const unsigned char*>(std::addressof(f.lambda));
-      d.values_begin = static_cast<std::size_t>(lambda - base);
-      d.values_end = d.values_begin + sizeof(f.lambda);
-      const kernel::KernelDescription description =
-          describe_lambda(f.annotation, lambda, sizeof(f.lambda), d.values_begin, d.arrays);
-      d.kernel = LambdaKernel<decltype(f.lambda)>::id;
-      d.description = &description;
-      launch_kernel(std::move(d));
-    } else {
-      d.values_end = sizeof(F);
-      d.kernel = kernel_registration<F>().id;
-      d.arrays = kernel_arrays(f);
-      launch_kernel(std::move(d));
-    }
+    kernel::KernelDescription description;
+    describe_kernel(f, std::addressof(f), d, description);
+    launch_kernel(std::move(d));
   }
 }
 

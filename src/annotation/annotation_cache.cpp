@@ -7,7 +7,8 @@ namespace {
 
 // A key that identifies (text, signature, rank) exactly: every variable-length part is
 // length-prefixed, so no two different triples produce the same string.
-std::string bind_key(std::string_view text, const KernelSignature& sig, int launch_rank) {
+std::string bind_key(std::string_view text, const KernelSignature& sig, int launch_rank,
+                     LaunchKind kind) {
   std::string key;
   auto put = [&key](std::string_view s) {
     key += std::to_string(s.size());
@@ -16,7 +17,7 @@ std::string bind_key(std::string_view text, const KernelSignature& sig, int laun
   };
   put(text);
   key += std::to_string(launch_rank);
-  key += ';';
+  key += kind == LaunchKind::kTeams ? 't' : ';';
   for (const KernelParam& p : sig.params) {
     put(p.name);
     key += p.is_array ? 'a' : 's';
@@ -44,12 +45,13 @@ const Annotation& AnnotationCache::parse(std::string_view text) {
 }
 
 const BoundAnnotation& AnnotationCache::bind(std::string_view text,
-                                             const KernelSignature& signature, int launch_rank) {
-  std::string key = bind_key(text, signature, launch_rank);
+                                             const KernelSignature& signature, int launch_rank,
+                                             LaunchKind kind) {
+  std::string key = bind_key(text, signature, launch_rank, kind);
   auto it = bound_.find(key);
   if (it != bound_.end()) return *it->second;
-  auto bound =
-      std::make_unique<BoundAnnotation>(BoundAnnotation::bind(parse(text), signature, launch_rank));
+  auto bound = std::make_unique<BoundAnnotation>(
+      BoundAnnotation::bind(parse(text), signature, launch_rank, kind));
   return *bound_.emplace(std::move(key), std::move(bound)).first->second;
 }
 

@@ -20,9 +20,10 @@ class AnnotationCache {
  public:
   /// parse_annotation(text), once per distinct text.
   const Annotation& parse(std::string_view text);
-  /// BoundAnnotation::bind(parse(text), signature, launch_rank), once per distinct triple.
+  /// BoundAnnotation::bind(parse(text), signature, launch_rank, kind), once per distinct
+  /// text, signature, rank and kind.
   const BoundAnnotation& bind(std::string_view text, const KernelSignature& signature,
-                              int launch_rank);
+                              int launch_rank, LaunchKind kind = LaunchKind::kThreads);
 
   /// Number of distinct texts parsed and of distinct bindings made.
   size_t parsed_count() const { return parsed_.size(); }

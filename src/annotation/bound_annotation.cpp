@@ -42,12 +42,13 @@ std::string plural(size_t n, const char* one, const char* many) {
 // BoundAnnotation) so that the checks share the annotation, signature and output.
 class Binder {
  public:
-  Binder(const Annotation& ast, const KernelSignature& sig, int launch_rank)
+  Binder(const Annotation& ast, const KernelSignature& sig, int launch_rank, LaunchKind kind)
       : ast_(ast), sig_(sig) {
     out_.text_ = ast.text;
     out_.canonical_ = ast.to_string();
     out_.signature_ = sig;
     out_.launch_rank_ = launch_rank;
+    out_.launch_kind_ = kind;
   }
 
   BoundAnnotation run() {
@@ -99,6 +100,10 @@ class Binder {
       const int kind = static_cast<int>(b.kind);
       if (seen_kind[kind]) fail(b.offset, "'" + std::string(name_of(b.kind)) + "' is bound twice");
       seen_kind[kind] = true;
+      if (b.kind == BindingKind::kGlobal && out_.launch_kind_ == LaunchKind::kTeams)
+        fail(b.offset,
+             "a team launch (TeamPolicy) has no global thread index: bind 'block' to the league "
+             "rank and 'local' to the team rank, e.g. 'block b, local t =>'");
       if (static_cast<int>(b.names.size()) > out_.launch_rank_)
         fail(b.names[out_.launch_rank_].offset,
              "'" + binding_text(b) + "' binds " + plural(b.names.size(), "axis", "axes") +
@@ -436,8 +441,8 @@ class Binder {
 };
 
 BoundAnnotation BoundAnnotation::bind(const Annotation& ast, const KernelSignature& signature,
-                                      int launch_rank) {
-  return Binder(ast, signature, launch_rank).run();
+                                      int launch_rank, LaunchKind kind) {
+  return Binder(ast, signature, launch_rank, kind).run();
 }
 
 }  // namespace lightning::annotation

@@ -13,6 +13,11 @@
 
 namespace lightning::annotation {
 
+/// How a launch numbers its threads: a range of global indices (RangePolicy, MDRangePolicy,
+/// ported CUDA grids), or teams (TeamPolicy: block = league rank, local = team rank, and no
+/// global index a kernel could see).
+enum class LaunchKind : uint8_t { kThreads, kTeams };
+
 /// Operations of a lowered index expression.
 enum class LoweredOp : uint8_t {
   kConstant,  ///< value: the constant (literals and named constants, folded)
@@ -80,14 +85,16 @@ class BoundAnnotation {
   /// one array, and reduce patterns that step over elements (`reduce(+) s[2 * i]`).
   /// Throws Error(kInvalidArgument) for a bad signature or launch rank.
   /// Array parameters that no rule mentions are reported in warnings(), not as errors.
+  /// A team launch (LaunchKind::kTeams) refuses `global` with a caret on the binding.
   static BoundAnnotation bind(const Annotation& ast, const KernelSignature& signature,
-                              int launch_rank);
+                              int launch_rank, LaunchKind kind = LaunchKind::kThreads);
 
   const std::string& text() const { return text_; }
   /// The canonical text of the annotation (Annotation::to_string()).
   const std::string& canonical() const { return canonical_; }
   const KernelSignature& signature() const { return signature_; }
   int launch_rank() const { return launch_rank_; }
+  LaunchKind launch_kind() const { return launch_kind_; }
   /// Non-fatal findings, e.g. array parameters that no rule mentions.
   const std::vector<Diagnostic>& warnings() const { return warnings_; }
 
@@ -103,6 +110,7 @@ class BoundAnnotation {
   std::string canonical_;
   KernelSignature signature_;
   int launch_rank_ = 0;
+  LaunchKind launch_kind_ = LaunchKind::kThreads;
   std::vector<Diagnostic> warnings_;
   std::vector<BoundRule> rules_;
   std::vector<BoundArray> arrays_;

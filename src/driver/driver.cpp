@@ -230,8 +230,9 @@ void Driver::launch(const Launch& l) {
   const kernel::KernelInfo& info = kernel::KernelRegistry::get(l.kernel);
   const kernel::KernelDescription& described = info.described_by(l.description);
   const size_t bindings = annotations_.bound_count();
-  const annotation::BoundAnnotation& bound =
-      annotations_.bind(described.annotation, described.signature, l.domain.rank());
+  const annotation::BoundAnnotation& bound = annotations_.bind(
+      described.annotation, described.signature, l.domain.rank(),
+      l.teams ? annotation::LaunchKind::kTeams : annotation::LaunchKind::kThreads);
   if (annotations_.bound_count() != bindings)  // a new binding: its warnings, once
     for (const annotation::Diagnostic& w : bound.warnings())
       log().warn("kernel '{}': {}", info.name, w.format(described.annotation));

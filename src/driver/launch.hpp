@@ -16,12 +16,15 @@ namespace lightning::driver {
 
 /// One kernel launch as the application describes it (the Kokkos binding makes these).
 struct Launch {
-  KernelId kernel;                       ///< a registered kernel (kernel::KernelRegistry)
-  std::string label;                     ///< the program's name of the launch (may be empty)
-  const void* functor = nullptr;         ///< its bytes (KernelInfo::functor_size of them)
-  std::vector<ArrayId> arrays;           ///< per signature parameter; invalid for scalars
-  Rect domain;                           ///< thread indices
-  Point block_size;                      ///< default: 256 along the last axis, 1 elsewhere
+  KernelId kernel;                ///< a registered kernel (kernel::KernelRegistry)
+  std::string label;              ///< the program's name of the launch (may be empty)
+  const void* functor = nullptr;  ///< its bytes (KernelInfo::functor_size of them)
+  std::vector<ArrayId> arrays;    ///< per signature parameter; invalid for scalars
+  Rect domain;                    ///< thread indices
+  Point block_size;               ///< default: 256 along the last axis, 1 elsewhere
+  /// A team launch (Kokkos TeamPolicy): `domain` is league × team threads in blocks of the
+  /// team size; its annotation binds `block` and `local`, never `global`.
+  bool teams = false;
   std::optional<WorkDistribution> work;  ///< default: like the first written array
   void* result = nullptr;                ///< for reduction kernels: where the value goes
   /// For reduction kernels, how partial values combine: a built-in operator on the kernel's

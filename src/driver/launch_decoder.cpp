@@ -1,5 +1,6 @@
 #include "driver/launch_decoder.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -37,12 +38,37 @@ int64_t read_integer(const uint8_t* bytes, const kernel::ScalarSlot& slot) {
   }
 }
 
+// A team launch's superblocks: team b takes row b of `layout` (its first axis), so they are
+// the row ranges of the primary chunks, counted in threads. When the chunks split the rows
+// along another axis, or the league is not one team per row, the league is split evenly
+// over the devices instead.
+WorkDistribution team_work(const DataLayout& layout, const Rect& domain, int64_t team_size,
+                           const DeviceSet& devices) {
+  const int64_t league = domain.hi()[0] / team_size;
+  const Point& extent = layout.extent();
+  std::vector<Chunk> rows;
+  bool follows = extent[0] == league;
+  for (const Chunk& c : layout.chunks()) {
+    if (!follows) break;
+    if (c.owned.empty()) continue;
+    for (int a = 1; a < extent.rank(); ++a)
+      follows = follows && c.owned.lo()[a] == 0 && c.owned.hi()[a] == extent[a];
+    rows.push_back(Chunk::primary(
+        Rect(Point{c.owned.lo()[0] * team_size}, Point{c.owned.hi()[0] * team_size}), c.device));
+  }
+  if (follows)
+    return work::like(DataLayout(Point{extent[0] * team_size}, std::move(rows), layout.devices()));
+  const auto n = static_cast<int64_t>(std::max<std::size_t>(devices.size(), 1));
+  return work::block(std::max<int64_t>((league + n - 1) / n, 1) * team_size);
+}
+
 // Superblocks like the chunks of the first array the kernel writes (or else the first it
 // reads).
 WorkDistribution default_work(const kernel::KernelInfo& kernel,
                               const annotation::KernelSignature& signature,
                               const annotation::BoundAnnotation& bound,
-                              const std::vector<ArrayId>& arrays, const planner::Planner& planner) {
+                              const std::vector<ArrayId>& arrays, const planner::Planner& planner,
+                              const Rect& domain, const Point& block_size) {
   const annotation::BoundArray* follow = nullptr;
   for (const auto& a : bound.arrays())
     if (!follow ||
@@ -52,6 +78,8 @@ WorkDistribution default_work(const kernel::KernelInfo& kernel,
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + kernel.name + "' touches no array: give it a work distribution");
   const planner::ArrayState& array = planner.array(arrays.at(static_cast<size_t>(follow->param)));
+  if (bound.launch_kind() == annotation::LaunchKind::kTeams)
+    return team_work(*array.layout, domain, block_size[0], planner.devices());
   const int rank = bound.launch_rank();
   if (array.extent.rank() != rank)
     throw Error(ErrorKind::kInvalidArgument,
@@ -101,7 +129,9 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
     r.block_size = Point::filled(rank, 1);
     r.block_size[rank - 1] = 256;
   }
-  r.work = launch.work ? *launch.work : default_work(kernel, signature, bound, r.arrays, planner);
+  r.work = launch.work
+               ? *launch.work
+               : default_work(kernel, signature, bound, r.arrays, planner, r.domain, r.block_size);
 
   d.data = std::make_shared<worker::LaunchData>();
   worker::LaunchData& data = *d.data;

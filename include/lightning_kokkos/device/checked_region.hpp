@@ -39,13 +39,14 @@ struct CheckedRegion {
     return data + static_cast<uint64_t>(index) * element_size;
   }
 
-  /// Counts an access to (i, j, k) outside the region and returns the scratch element. On a
-  /// GPU many threads may count at once; the first to count keeps its index.
+  /// Counts an access to (i, j, k) outside the region and returns the scratch element. Many
+  /// threads may count at once (a GPU's, a team's on a host device); the first to count
+  /// keeps its index.
   LIGHTNING_INLINE void* outside(int64_t i, int64_t j, int64_t k) {
 #if defined(__CUDA_ARCH__) || defined(__CUDACC_RTC__)
     const bool first = atomicAdd(&outside_count, 1ull) == 0ull;
 #else
-    const bool first = outside_count++ == 0;  // one host thread runs one kernel run
+    const bool first = __atomic_fetch_add(&outside_count, 1ull, __ATOMIC_RELAXED) == 0ull;
 #endif
     if (first) {
       first_outside[0] = i;

@@ -396,8 +396,8 @@ GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpec
       break;
   }
   fail(info,
-       "it has no GPU source (lambdas and kernels registered without source run on host "
-       "devices only)");
+       "it has no GPU source (lambdas, TeamPolicy kernels and kernels registered without "
+       "source run on host devices only in this version)");
 }
 
 }  // namespace lightning::cuda

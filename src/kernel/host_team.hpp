@@ -1,0 +1,66 @@
+// How a team kernel runs on a host device: one thread per team member, meeting at barriers,
+// exchanging values through a shared buffer (team reductions, broadcasts, scans). Slow for
+// large teams, but it gives a team kernel the semantics it has on a GPU, so a program written
+// for GPU team sizes runs and agrees on host devices.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+namespace lightning::kernel {
+
+/// What the members of one team share: a barrier, an exchange buffer and the team's scratch
+/// memory. Used only by the threads of one run_host_team(). When a member fails, the team
+/// is cancelled: every member waiting or arriving at a barrier then leaves its kernel (with
+/// TeamCancelled), so a failing member never leaves the others waiting.
+class HostTeam {
+ public:
+  /// Bytes per member in the exchange buffer: the largest value a team reduction, broadcast
+  /// or scan may move.
+  static constexpr std::size_t kExchangeBytes = 1024;
+
+  /// Thrown out of barrier() in the members of a cancelled team.
+  struct TeamCancelled {};
+
+  HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes);
+
+  int size() const { return size_; }
+  /// Returns when every member has arrived (at once for a team of one).
+  void barrier();
+  /// Releases every member waiting at a barrier, now and later, with TeamCancelled.
+  void cancel();
+  /// Member `rank`'s slot of the exchange buffer (kExchangeBytes, aligned for any value).
+  unsigned char* slot(int rank) {
+    return exchange_.data()->bytes + static_cast<std::size_t>(rank) * kExchangeBytes;
+  }
+  /// An extra slot (e.g. the base a scan adds).
+  unsigned char* shared_slot() { return slot(size_); }
+  /// The team's scratch memory of `level`, aligned to 64 bytes.
+  void* scratch(int level) { return scratch_[level].data(); }
+
+ private:
+  struct alignas(64) Line {
+    unsigned char bytes[64];
+  };
+
+  int size_;
+  std::mutex mutex_;
+  std::condition_variable all_arrived_;
+  int arrived_ = 0;
+  uint64_t generation_ = 0;
+  bool cancelled_ = false;
+  std::vector<Line> exchange_;
+  std::vector<Line> scratch_[2];
+};
+
+/// Runs `member(rank, team)` for every rank of a team of `team_size`, each on its own thread
+/// (rank 0 on the caller's), and returns when all have returned. The first exception a
+/// member throws cancels the team and is rethrown here, after every member has stopped.
+void run_host_team(int team_size, uint64_t scratch0_bytes, uint64_t scratch1_bytes,
+                   const std::function<void(int rank, HostTeam& team)>& member);
+
+}  // namespace lightning::kernel

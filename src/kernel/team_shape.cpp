@@ -1,0 +1,28 @@
+#include "kernel/team_shape.hpp"
+
+#include "core/size_text.hpp"
+
+namespace lightning::kernel {
+
+std::string TeamShape::limit_violation() const {
+  const auto n = [](int64_t v) { return std::to_string(v); };
+  if (league_size < 0) return "league size " + n(league_size) + " is negative";
+  if (team_size < 1) return "team size " + n(team_size) + " is not positive";
+  const bool power_of_two = vector_length >= 1 && (vector_length & (vector_length - 1)) == 0;
+  if (!power_of_two || vector_length > TeamLimits::kMaxVectorLength)
+    return "vector length " + n(vector_length) + " is not a power of two up to " +
+           n(TeamLimits::kMaxVectorLength);
+  if (int64_t{team_size} * vector_length > TeamLimits::kMaxThreads)
+    return "team size " + n(team_size) + " x vector length " + n(vector_length) + " is more than " +
+           n(TeamLimits::kMaxThreads) + " threads per team";
+  const uint64_t limit[2] = {TeamLimits::kMaxScratch0, TeamLimits::kMaxScratch1};
+  for (int level = 0; level < 2; ++level)
+    if (scratch_bytes(level) > limit[level])
+      return "scratch level " + n(level) + " of " + format_size(scratch_bytes(level)) +
+             " per team (" + n(static_cast<int64_t>(team_scratch[level])) + " bytes per team + " +
+             n(static_cast<int64_t>(thread_scratch[level])) + " per thread x " + n(team_size) +
+             " threads) is more than the " + format_size(limit[level]) + " a team may have";
+  return {};
+}
+
+}  // namespace lightning::kernel

@@ -1,0 +1,39 @@
+// The shape of a team launch (Kokkos' TeamPolicy): how many teams, how many threads each,
+// and the scratch memory each team gets. It travels with the launch, in the kernel's bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace lightning::kernel {
+
+/// What every device allows a team launch, so that one program runs alike everywhere:
+/// the limits of a GPU thread block (a team is one block there).
+struct TeamLimits {
+  static constexpr int kMaxThreads = 1024;                    ///< team size × vector length
+  static constexpr int kMaxVectorLength = 32;                 ///< a warp; a power of two
+  static constexpr uint64_t kMaxScratch0 = 48 * 1024;         ///< bytes per team: shared memory
+  static constexpr uint64_t kMaxScratch1 = 20 * 1024 * 1024;  ///< bytes per team
+};
+
+/// A team launch: `league_size` teams of `team_size` threads (each with `vector_length`
+/// lanes), numbered from 0. Scratch memory of levels 0 and 1 is `team_scratch[level]` bytes
+/// per team plus `thread_scratch[level]` per thread. Plain bytes: it is copied with the
+/// kernel's bytes to every rank.
+struct TeamShape {
+  int64_t league_size = 0;
+  int32_t team_size = 1;
+  int32_t vector_length = 1;
+  uint64_t team_scratch[2] = {0, 0};
+  uint64_t thread_scratch[2] = {0, 0};
+
+  /// The scratch bytes one team of this shape uses at `level` (0 or 1).
+  uint64_t scratch_bytes(int level) const {
+    return team_scratch[level] + thread_scratch[level] * static_cast<uint64_t>(team_size);
+  }
+  /// Empty when every device can run this shape (TeamLimits), else what is wrong, e.g.
+  /// "team size 2048 x vector length 1 is more than 1024 threads per team".
+  std::string limit_violation() const;
+};
+
+}  // namespace lightning::kernel

@@ -1,0 +1,420 @@
+// TeamPolicy on lightning::Distributed against the same kernels on Kokkos::Serial (teams of
+// one thread there): league, team and vector sizes, scratch memory, nested ranges, team
+// reductions, broadcasts and scans, reducers, and the launches that must be refused.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "core/error.hpp"
+#include "kokkos_test_kernels.hpp"
+
+namespace lk_team {
+
+using lk_test::Exec;
+using lk_test::KView;
+using lk_test::LView;
+using Serial = Kokkos::Serial;
+
+template <class Space>
+using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+template <class Space>
+using ScratchRow =
+    Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+/// The tutorial's y^T·A·x with teams: team j reduces row j over its threads, one thread adds
+/// y(j) times it to the launch's sum.
+template <class Space, class VA, class VX>
+struct TeamYAx {
+  VA A;
+  VX x, y;
+  LIGHTNING_KERNEL(
+      TeamYAx, "block j => read A[j, :], read x[:], read y[j]", (A, x, y),
+      void operator()(const Member<Space>& team, double& update) const {
+        const int j = team.league_rank();
+        double row = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, static_cast<int>(A.extent(1))),
+            [&](const int i, double& inner) { inner += A(j, i) * x(i); }, row);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { update += y(j) * row; });
+      })
+};
+
+/// A row through team scratch: threads copy row j of A into level-0 scratch, meet at a
+/// barrier, then each writes a smoothed element; per-thread scratch (level 1) holds a
+/// thread's partial sum. Vector lanes sum over a window.
+template <class Space, class VA, class VB>
+struct ScratchSmooth {
+  VA A;
+  VB B;
+  int64_t width = 0;
+  LIGHTNING_KERNEL(
+      ScratchSmooth, "block j => read A[j, :], write B[j, :]", (A, B, width),
+      void operator()(const Member<Space>& team) const {
+        const int j = team.league_rank();
+        const int n = static_cast<int>(A.extent(1));
+        ScratchRow<Space> row(team.team_scratch(0), n);
+        ScratchRow<Space> mine(team.thread_scratch(1), 1);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                             [&](const int i) { row(i) = A(j, i); });
+        team.team_barrier();
+        mine(0) = 0;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) {
+          double s = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, static_cast<int>(width)),
+              [&](const int k, double& w) { w += row((i + k) % n); }, s);
+          B(j, i) = s;
+          mine(0) += s;
+        });
+        team.team_barrier();  // nobody overwrites `row` while others read it
+      })
+};
+
+/// Team collectives, written per (team, member): the member's rank scanned, the team's
+/// maximum through team_reduce, a value broadcast from the last member, and a
+/// parallel_scan over a TeamThreadRange.
+template <class Space, class VS, class VR>
+struct Collectives {
+  VS S;  // [league, 4]: scan of ranks, max, broadcast, team size
+  VR R;  // [league, n]: inclusive scan of 1..n over the team
+  LIGHTNING_KERNEL(
+      Collectives, "block b => write S[b, :], write R[b, :]", (S, R),
+      void operator()(const Member<Space>& team) const {
+        const int b = team.league_rank();
+        const int t = team.team_rank();
+        const int last = team.team_size() - 1;
+        const int64_t before = team.team_scan(int64_t{t + 1});
+        double top = 0;
+        team.team_reduce(Kokkos::Max<double>(top), double(t * 3 + b));
+        int from_last = t == last ? 100 + b : -1;
+        team.team_broadcast(from_last, last);
+        const int n = static_cast<int>(R.extent(1));
+        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, n),
+                              [&](const int i, int64_t& partial, const bool final) {
+                                partial += i + 1;
+                                if (final) R(b, i) = partial;
+                              });
+        if (t == last) {
+          S(b, 0) = before + t + 1;  // the inclusive scan's last value
+          S(b, 1) = top;
+          S(b, 2) = from_last;
+        }
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { S(b, 3) = team.team_size(); });
+      })
+};
+
+/// The largest element of A by teams (a Kokkos::Max reducer over the launch).
+template <class Space, class VA>
+struct TeamMax {
+  VA A;
+  LIGHTNING_KERNEL(
+      TeamMax, "block j => read A[j, :]", (A),
+      void operator()(const Member<Space>& team, double& top) const {
+        double row = -1e300;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, static_cast<int>(A.extent(1))),
+            [&](const int i, double& m) {
+              if (A(team.league_rank(), i) > m) m = A(team.league_rank(), i);
+            },
+            Kokkos::Max<double>(row));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (row > top) top = row;
+        });
+      })
+};
+
+/// A team kernel whose annotation uses the global index, which a team launch has not.
+template <class Space, class VB>
+struct GlobalInTeams {
+  VB B;
+  LIGHTNING_KERNEL(
+      GlobalInTeams, "global i => write B[i]", (B),
+      void operator()(const Member<Space>& team) const { B(team.league_rank()) = 1; })
+};
+
+/// A team kernel one of whose members throws.
+template <class Space, class VB>
+struct ThrowingMember {
+  VB B;
+  LIGHTNING_KERNEL(
+      ThrowingMember, "block b => write B[b]", (B),
+      void operator()(const Member<Space>& team) const {
+        if (team.team_rank() == 1 && team.league_rank() == 2)
+          throw std::runtime_error("member 1 of team 2 gave up");
+        team.team_barrier();
+        B(team.league_rank()) = 1;
+      })
+};
+
+/// Team j reads row j + 1 too, which its annotation does not declare.
+template <class Space, class VA, class VB>
+struct ReadsTheNextRow {
+  VA A;
+  VB B;
+  LIGHTNING_KERNEL(
+      ReadsTheNextRow, "block j, local t => read A[j, :], write B[j]", (A, B),
+      void operator()(const Member<Space>& team) const {
+        const int j = team.league_rank();
+        if (team.team_rank() == team.team_size() - 1 && j + 1 < int(A.extent(0)))
+          B(j) = A(j + 1, 0);
+      })
+};
+
+}  // namespace lk_team
+
+namespace {
+
+using namespace lk_team;
+
+/// A random matrix, on the host and as a lightning::View.
+struct Matrix {
+  KView<double**> host;
+  LView<double**> dist;
+  Matrix(int rows, int cols, std::mt19937& rng) : host("hA", rows, cols), dist("A", rows, cols) {
+    std::uniform_int_distribution<int> value(-8, 8);
+    for (int j = 0; j < rows; ++j)
+      for (int i = 0; i < cols; ++i) host(j, i) = value(rng);
+    Kokkos::deep_copy(dist, host);
+  }
+};
+
+template <class T>
+KView<T> to_host(const LView<T>& v) {
+  auto m = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(m, v);
+  return m;
+}
+
+TEST(KokkosTeams, YAxOverRandomLeaguesAndTeamsMatchesSerial) {
+  std::mt19937 rng(7);
+  const int team_sizes[] = {1, 2, 3, 4, 8, 16};
+  for (int trial = 0; trial < 12; ++trial) {
+    const int rows = std::uniform_int_distribution<int>(0, 40)(rng);
+    const int cols = std::uniform_int_distribution<int>(1, 50)(rng);
+    const int team = team_sizes[trial % 6];
+    Matrix A(rows, cols, rng);
+    Matrix xy(2, cols > rows ? cols : rows, rng);
+    KView<double*> hx("hx", cols), hy("hy", rows);
+    for (int i = 0; i < cols; ++i) hx(i) = xy.host(0, i);
+    for (int j = 0; j < rows; ++j) hy(j) = xy.host(1, j);
+    LView<double*> x("x", cols), y("y", rows);
+    Kokkos::deep_copy(x, hx);
+    Kokkos::deep_copy(y, hy);
+
+    double expected = 0, got = 0;
+    Kokkos::parallel_reduce(
+        "yAx", Kokkos::TeamPolicy<Serial>(rows, 1),
+        TeamYAx<Serial, KView<const double**>, KView<const double*>>{A.host, hx, hy}, expected);
+    Kokkos::parallel_reduce(
+        "yAx", Kokkos::TeamPolicy<Exec>(rows, team),
+        TeamYAx<Exec, LView<const double**>, LView<const double*>>{A.dist, x, y}, got);
+    ASSERT_EQ(got, expected) << rows << "x" << cols << " teams of " << team;  // integers
+  }
+}
+
+TEST(KokkosTeams, ScratchAndVectorRangesMatchSerial) {
+  std::mt19937 rng(11);
+  const int shapes[][3] = {{1, 1, 1}, {5, 4, 2}, {17, 3, 4}, {30, 8, 1}, {9, 16, 8}};
+  for (const auto& s : shapes) {
+    const int rows = s[0], team = s[1], vector = s[2];
+    const int cols = std::uniform_int_distribution<int>(1, 60)(rng);
+    const int64_t width = std::uniform_int_distribution<int>(1, 5)(rng);
+    Matrix A(rows, cols, rng);
+    KView<double**> hb("hB", rows, cols);
+    LView<double**> b("B", rows, cols);
+    const size_t row_bytes = ScratchRow<Exec>::shmem_size(cols);
+    const size_t one = ScratchRow<Exec>::shmem_size(1);
+    Kokkos::parallel_for(
+        "smooth",
+        Kokkos::TeamPolicy<Serial>(rows, 1, 1)
+            .set_scratch_size(0, Kokkos::PerTeam(row_bytes))
+            .set_scratch_size(1, Kokkos::PerThread(one)),
+        ScratchSmooth<Serial, KView<const double**>, KView<double**>>{A.host, hb, width});
+    Kokkos::parallel_for(
+        "smooth",
+        Kokkos::TeamPolicy<Exec>(rows, team, vector)
+            .set_scratch_size(0, Kokkos::PerTeam(row_bytes))
+            .set_scratch_size(1, Kokkos::PerThread(one)),
+        ScratchSmooth<Exec, LView<const double**>, LView<double**>>{A.dist, b, width});
+    const auto got = to_host(b);
+    for (int j = 0; j < rows; ++j)
+      for (int i = 0; i < cols; ++i)
+        ASSERT_EQ(got(j, i), hb(j, i)) << j << "," << i << " of " << rows << "x" << cols;
+  }
+}
+
+TEST(KokkosTeams, CollectivesGiveEveryMemberTheTeamsValues) {
+  for (const int team : {1, 2, 5, 8}) {
+    const int league = 13, n = 29;
+    LView<double**> S("S", league, 4);
+    LView<int64_t**> R("R", league, n);
+    Kokkos::parallel_for("collectives", Kokkos::TeamPolicy<Exec>(league, team),
+                         Collectives<Exec, LView<double**>, LView<int64_t**>>{S, R});
+    const auto s = to_host(S);
+    const auto r = to_host(R);
+    for (int b = 0; b < league; ++b) {
+      EXPECT_EQ(s(b, 0), team * (team + 1) / 2) << "team_scan, team of " << team;
+      EXPECT_EQ(s(b, 1), (team - 1) * 3 + b) << "team_reduce(Max), team of " << team;
+      EXPECT_EQ(s(b, 2), 100 + b) << "team_broadcast, team of " << team;
+      EXPECT_EQ(s(b, 3), team) << "single(PerTeam), team of " << team;
+      for (int i = 0; i < n; ++i) ASSERT_EQ(r(b, i), (i + 1) * (i + 2) / 2) << b << "," << i;
+    }
+  }
+}
+
+TEST(KokkosTeams, ReducersAndAutoTeamSizesMatchSerial) {
+  std::mt19937 rng(3);
+  Matrix A(23, 31, rng);
+  double expected = 0, got = 0, with_auto = 0;
+  Kokkos::parallel_reduce("max", Kokkos::TeamPolicy<Serial>(23, 1),
+                          TeamMax<Serial, KView<const double**>>{A.host},
+                          Kokkos::Max<double>(expected));
+  Kokkos::parallel_reduce("max", Kokkos::TeamPolicy<Exec>(23, 4),
+                          TeamMax<Exec, LView<const double**>>{A.dist}, Kokkos::Max<double>(got));
+  Kokkos::parallel_reduce("max", Kokkos::TeamPolicy<Exec>(23, Kokkos::AUTO),
+                          TeamMax<Exec, LView<const double**>>{A.dist},
+                          Kokkos::Max<double>(with_auto));
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(with_auto, expected);
+
+  const Kokkos::TeamPolicy<Exec> policy(23, Kokkos::AUTO, 4);
+  const TeamMax<Exec, LView<const double**>> f{A.dist};
+  EXPECT_EQ(policy.team_size_max(f, Kokkos::ParallelReduceTag()), 256);
+  EXPECT_EQ(policy.team_size_recommended(f, Kokkos::ParallelReduceTag()), 1);
+  EXPECT_EQ(policy.team_size(), 1);
+  EXPECT_EQ(policy.impl_vector_length(), 4);
+}
+
+TEST(KokkosTeams, AnnotatedTeamLambdaMatchesSerial) {
+  const int rows = 19, cols = 21;
+  std::mt19937 rng(5);
+  Matrix A(rows, cols, rng);
+  LView<double*> sums("sums", rows);
+  KView<double*> expected("expected", rows);
+  LView<const double**> a = A.dist;
+  Kokkos::parallel_for("row sums", Kokkos::TeamPolicy<Exec>(rows, 4),
+                       lightning::annotate(
+                           "block j, local t => read A[j, :], write sums[j]",
+                           KOKKOS_LAMBDA(const Member<Exec>& team) {
+                             double s = 0;
+                             Kokkos::parallel_reduce(
+                                 Kokkos::TeamThreadRange(team, cols),
+                                 [&](const int i, double& v) { v += a(team.league_rank(), i); }, s);
+                             if (team.team_rank() == 0) sums(team.league_rank()) = s;
+                           }));
+  for (int j = 0; j < rows; ++j)
+    for (int i = 0; i < cols; ++i) expected(j) += A.host(j, i);
+  const auto got = to_host(sums);
+  for (int j = 0; j < rows; ++j) ASSERT_EQ(got(j), expected(j)) << j;
+}
+
+TEST(KokkosTeams, SuperblocksAreRangesOfWholeTeams) {
+  std::mt19937 rng(9);
+  Matrix A(40, 12, rng);
+  LView<double*> x("x", 12), y("y", 40);
+  Kokkos::deep_copy(x, 1.0);
+  Kokkos::deep_copy(y, 1.0);
+  double expected = 0;
+  for (int j = 0; j < 40; ++j)
+    for (int i = 0; i < 12; ++i) expected += A.host(j, i);
+  // Seven teams of three threads per superblock, given in threads: 21.
+  for (const int64_t threads : {3, 21, 60, 1000}) {
+    double got = 0;
+    Kokkos::parallel_reduce(
+        "yAx", Kokkos::TeamPolicy<Exec>(Exec(lightning::work::block(threads)), 40, 3),
+        TeamYAx<Exec, LView<const double**>, LView<const double*>>{A.dist, x, y}, got);
+    EXPECT_EQ(got, expected) << "superblocks of " << threads << " threads";
+  }
+}
+
+// A launch the runtime refuses names the launch and what is wrong, and leaves the runtime
+// usable for the next one.
+void expect_refused(const std::function<void()>& launch, const std::string& part) {
+  try {
+    launch();
+    Exec().fence();
+    ADD_FAILURE() << "expected an error containing: " << part;
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+  LView<double*> ok("ok", 4);
+  Kokkos::deep_copy(ok, 2.0);
+  EXPECT_EQ(to_host(ok)(3), 2.0);
+}
+
+TEST(KokkosTeams, LaunchesBeyondTheLimitsAreRefusedNamingThem) {
+  LView<double**> S("S", 4, 4);
+  LView<int64_t**> R("R", 4, 4);
+  using K = Collectives<Exec, LView<double**>, LView<int64_t**>>;
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("too big", Kokkos::TeamPolicy<Exec>(4, 2048), K{S, R});
+      },
+      "launch 'too big' (kernel 'lk_team::Collectives<");
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("too big", Kokkos::TeamPolicy<Exec>(4, 2048), K{S, R});
+      },
+      "team size 2048 x vector length 1 is more than 1024 threads per team");
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("lanes", Kokkos::TeamPolicy<Exec>(4, 2, 3), K{S, R});
+      },
+      "vector length 3 is not a power of two up to 32");
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("scratch",
+                             Kokkos::TeamPolicy<Exec>(4, 4).set_scratch_size(
+                                 0, Kokkos::PerTeam(40000), Kokkos::PerThread(4096)),
+                             K{S, R});
+      },
+      "scratch level 0 of");
+}
+
+TEST(KokkosTeams, GlobalInATeamAnnotationIsACaretError) {
+  LView<double*> B("B", 8);
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("global", Kokkos::TeamPolicy<Exec>(8, 2),
+                             GlobalInTeams<Exec, LView<double*>>{B});
+      },
+      "a team launch (TeamPolicy) has no global thread index: bind 'block' to the league rank");
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("global", Kokkos::TeamPolicy<Exec>(8, 2),
+                             GlobalInTeams<Exec, LView<double*>>{B});
+      },
+      "global i => write B[i]\n^");
+}
+
+TEST(KokkosTeams, CheckedModeFindsAMemberReadingPastItsTeamsRegion) {
+  const char* checked = std::getenv("LIGHTNING_CHECK_ACCESS");
+  if (!checked || std::string(checked) != "on") GTEST_SKIP() << "checked mode is off";
+  std::mt19937 rng(1);
+  Matrix A(16, 8, rng);
+  LView<double*> B("B", 16);
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for(
+            "next row", Kokkos::TeamPolicy<Exec>(16, 4),
+            ReadsTheNextRow<Exec, LView<const double**>, LView<double*>>{A.dist, B});
+      },
+      "the rule for 'A'");
+}
+
+TEST(KokkosTeams, AMemberThatThrowsFailsTheLaunchWithoutHangingItsTeam) {
+  LView<double*> B("B", 6);
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("thrower", Kokkos::TeamPolicy<Exec>(6, 4),
+                             ThrowingMember<Exec, LView<double*>>{B});
+      },
+      "member 1 of team 2 gave up");
+}
+
+}  // namespace
