@@ -222,10 +222,12 @@ namespace {
   }
   throw Error(ErrorKind::kInvalidArgument,
               "element access to " + name +
-                  " outside a kernel on lightning::Distributed: its elements live on the "
-                  "devices. On the host, copy them with Kokkos::deep_copy; in a kernel, run it "
-                  "on lightning::Distributed (not Kokkos::Serial or another space) and list the "
-                  "View among the LIGHTNING_KERNEL members");
+                  " where its elements are not: they live on the devices, and a kernel on "
+                  "lightning::Distributed reaches only the Views its annotation has rules for. "
+                  "On the host, copy them with Kokkos::deep_copy; in a kernel, give the View a "
+                  "rule in the annotation (and, for a LIGHTNING_KERNEL functor, list it among "
+                  "the members), and run the kernel on lightning::Distributed, not on "
+                  "Kokkos::Serial or another space");
 }
 
 }  // namespace

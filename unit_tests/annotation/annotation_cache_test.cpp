@@ -43,6 +43,11 @@ TEST(AnnotationCache, BindsPerSignatureAndLaunchRank) {
   const char* text2 = "global [i, j] => read A[i, j]";
   EXPECT_NE(&cache.bind(text2, matrix, 2), &cache.bind(text2, column_major, 2));
   EXPECT_EQ(cache.bound_count(), 5u);
+  // A team launch of the same rank is another binding.
+  const char* teams = "block b => read A[b]";
+  EXPECT_NE(&cache.bind(teams, sig(1), 1, LaunchKind::kTeams), &cache.bind(teams, sig(1), 1));
+  EXPECT_EQ(cache.bind(teams, sig(1), 1, LaunchKind::kTeams).launch_kind(), LaunchKind::kTeams);
+  EXPECT_EQ(cache.bound_count(), 7u);
 }
 
 TEST(AnnotationCache, DoesNotCacheFailures) {

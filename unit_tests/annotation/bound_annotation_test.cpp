@@ -215,6 +215,23 @@ TEST(BoundAnnotation, ChecksLaunchRankAndSignature) {
   }
 }
 
+TEST(BoundAnnotation, ATeamLaunchBindsBlockAndLocalButNeverGlobal) {
+  const Annotation teams = parse_annotation("block j, local t => read B[j, t], write A[j]");
+  const BoundAnnotation b = BoundAnnotation::bind(teams, test_signature(), 1, LaunchKind::kTeams);
+  EXPECT_EQ(b.launch_kind(), LaunchKind::kTeams);
+  EXPECT_EQ(b.arrays().size(), 2u);
+  EXPECT_EQ(annotation_error([] {
+              BoundAnnotation::bind(parse_annotation("block j, global i => write A[i]"),
+                                    test_signature(), 1, LaunchKind::kTeams);
+            }),
+            "annotation:1:10: a team launch (TeamPolicy) has no global thread index: bind "
+            "'block' to the league rank and 'local' to the team rank, e.g. 'block b, local t "
+            "=>'\nblock j, global i => write A[i]\n         ^");
+  // The same text binds on a launch of global indices.
+  EXPECT_NO_THROW(BoundAnnotation::bind(parse_annotation("block j, global i => write A[i]"),
+                                        test_signature(), 1));
+}
+
 TEST(BoundAnnotation, AllowsFewerBoundAxesThanTheLaunch) {
   const BoundAnnotation b = bind("global i => write A[i]", 3);
   EXPECT_EQ(b.launch_rank(), 3);

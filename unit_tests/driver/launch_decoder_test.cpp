@@ -59,7 +59,8 @@ class LaunchDecoder : public ::testing::Test {
   DecodedLaunch decode(const Launch& l, const kernel::KernelInfo& k,
                        planner::HostBufferId result = {}) {
     const auto& bound =
-        cache_.bind(k.description.annotation, k.description.signature, l.domain.rank());
+        cache_.bind(k.description.annotation, k.description.signature, l.domain.rank(),
+                    l.teams ? annotation::LaunchKind::kTeams : annotation::LaunchKind::kThreads);
     return decode_launch(l, k, k.description, bound, planner_, result);
   }
 
@@ -113,6 +114,29 @@ TEST_F(LaunchDecoder, AColumnMajorArraysChunksAreSeenInTheKernelsOrder) {
   ASSERT_EQ(sbs.size(), 2u);
   EXPECT_EQ(sbs[0].threads, Rect(Point{0, 0}, Point{4, 3}));
   EXPECT_EQ(sbs[1].threads, Rect(Point{0, 3}, Point{4, 6}));
+}
+
+// A team launch of teams of 5 threads: team b follows row b of the written matrix.
+TEST_F(LaunchDecoder, ATeamLaunchFollowsTheRowsOfItsArrayInWholeTeams) {
+  const kernel::KernelInfo k = matrix_kernel("block b, local t => read v[b], write m[b, :]");
+  Launch l = launch(Rect(Point{0}, Point{6 * 5}));
+  l.block_size = Point{5};
+  l.teams = true;
+  const DecodedLaunch d = decode(l, k);
+  const std::vector<Superblock> sbs =
+      d.request.work.split(l.domain, l.block_size, planner_.devices());
+  ASSERT_EQ(sbs.size(), 2u);  // m: rows of 3
+  EXPECT_EQ(sbs[0].threads, Rect(Point{0}, Point{15}));
+  EXPECT_EQ(sbs[1].threads, Rect(Point{15}, Point{30}));
+  EXPECT_EQ(sbs[0].device, planner_.array(m_).layout->chunks()[0].device);
+  EXPECT_EQ(sbs[1].device, planner_.array(m_).layout->chunks()[1].device);
+  // A league of another size than the rows is split evenly over the two devices.
+  l.domain = Rect(Point{0}, Point{9 * 5});
+  const std::vector<Superblock> even =
+      decode(l, k).request.work.split(l.domain, l.block_size, planner_.devices());
+  ASSERT_EQ(even.size(), 2u);
+  EXPECT_EQ(even[0].threads, Rect(Point{0}, Point{25}));
+  EXPECT_EQ(even[1].threads, Rect(Point{25}, Point{45}));
 }
 
 TEST_F(LaunchDecoder, ReductionsAreResolvedAgainstTheKernel) {

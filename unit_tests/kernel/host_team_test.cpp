@@ -1,0 +1,94 @@
+// Teams of threads on a host device: barriers order the members' steps, a member that
+// fails releases the others, and its error reaches the caller.
+#include "kernel/host_team.hpp"
+#include "kernel/team_shape.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace lightning::kernel {
+namespace {
+
+TEST(HostTeam, EveryMemberRunsOnItsOwnThreadAndBarriersOrderTheirSteps) {
+  const int size = 7, steps = 50;
+  std::vector<int> seen(size * steps, -1);
+  std::vector<std::thread::id> ids(size);
+  run_host_team(size, 64, 0, [&](int rank, HostTeam& team) {
+    ids[static_cast<size_t>(rank)] = std::this_thread::get_id();
+    auto* shared = static_cast<int*>(team.scratch(0));
+    for (int step = 0; step < steps; ++step) {
+      if (rank == 0) shared[0] = step;  // written before the barrier, read after it
+      team.barrier();
+      seen[static_cast<size_t>(step * size + rank)] = shared[0];
+      team.barrier();  // nobody writes the next step before every member has read
+    }
+  });
+  for (int step = 0; step < steps; ++step)
+    for (int rank = 0; rank < size; ++rank)
+      ASSERT_EQ(seen[static_cast<size_t>(step * size + rank)], step);
+  EXPECT_EQ(ids[0], std::this_thread::get_id());  // rank 0 is the caller
+  for (int a = 0; a < size; ++a)
+    for (int b = a + 1; b < size; ++b)
+      EXPECT_NE(ids[static_cast<size_t>(a)], ids[static_cast<size_t>(b)]);
+}
+
+TEST(HostTeam, AFailingMemberReleasesTheOthersAndItsErrorReachesTheCaller) {
+  std::atomic<int> finished{0};
+  try {
+    run_host_team(5, 0, 0, [&](int rank, HostTeam& team) {
+      team.barrier();
+      if (rank == 3) throw std::runtime_error("member 3 failed");
+      team.barrier();  // never completes: member 3 does not arrive
+      team.barrier();
+      ++finished;
+    });
+    FAIL() << "no error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "member 3 failed");
+  }
+  EXPECT_EQ(finished.load(), 0);
+}
+
+TEST(HostTeam, ATeamOfOneRunsOnTheCallersThreadAndItsBarriersReturn) {
+  std::thread::id ran;
+  run_host_team(1, 0, 128, [&](int rank, HostTeam& team) {
+    EXPECT_EQ(rank, 0);
+    team.barrier();
+    team.barrier();
+    EXPECT_NE(team.scratch(1), nullptr);
+    ran = std::this_thread::get_id();
+  });
+  EXPECT_EQ(ran, std::this_thread::get_id());
+}
+
+TEST(TeamShape, NamesTheLimitAShapeBreaks) {
+  TeamShape s;
+  s.league_size = 10;
+  s.team_size = 256;
+  s.vector_length = 4;
+  EXPECT_EQ(s.limit_violation(), "");
+  s.vector_length = 8;
+  EXPECT_EQ(s.limit_violation(),
+            "team size 256 x vector length 8 is more than 1024 threads per team");
+  s.vector_length = 64;
+  EXPECT_EQ(s.limit_violation(), "vector length 64 is not a power of two up to 32");
+  s.vector_length = 1;
+  s.team_scratch[0] = 40 * 1024;
+  s.thread_scratch[0] = 64;
+  EXPECT_EQ(s.scratch_bytes(0), 40u * 1024 + 64 * 256);
+  EXPECT_NE(s.limit_violation().find("scratch level 0 of 56 KiB per team (40960 bytes per team "
+                                     "+ 64 per thread x 256 threads) is more than the 48 KiB"),
+            std::string::npos)
+      << s.limit_violation();
+  s.team_scratch[0] = 0;
+  s.team_size = 0;
+  EXPECT_EQ(s.limit_violation(), "team size 0 is not positive");
+}
+
+}  // namespace
+}  // namespace lightning::kernel
