@@ -208,9 +208,10 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
                           [&](int rank, kernel::HostTeam& team) {
                             TeamMember member(team, rank, shape.league_size);
                             for (int64_t l = first; l < end; ++l) {
-                              if (l != first) team.barrier();  // the last team is done with scratch
                               member.impl_start(l, shape);
                               closure.functor(member);
+                              // Every member is done with the team (and its scratch).
+                              team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
                             }
                           });
   } else {
@@ -221,9 +222,9 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
                             TeamMember member(team, rank, shape.league_size);
                             Value& value = values[static_cast<std::size_t>(rank)];
                             for (int64_t l = first; l < end; ++l) {
-                              if (l != first) team.barrier();
                               member.impl_start(l, shape);
                               closure.functor(member, value);
+                              team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
                             }
                           });
     const Reduction reduction = Fold::reduction(closure.op);

@@ -1,7 +1,9 @@
 #include "kernel/host_team.hpp"
 
 #include <exception>
+
 #include <thread>
+#include "core/error.hpp"
 
 namespace lightning::kernel {
 
@@ -17,9 +19,20 @@ HostTeam::HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes)
       scratch_{std::vector<Line>(lines_for(scratch0_bytes)),
                std::vector<Line>(lines_for(scratch1_bytes))} {}
 
-void HostTeam::barrier() {
+void HostTeam::barrier(Barrier kind) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (cancelled_) throw TeamCancelled{};
+  if (arrived_ == 0) {
+    waiting_at_ = kind;
+  } else if (kind != waiting_at_) {
+    cancelled_ = true;
+    all_arrived_.notify_all();
+    throw Error(ErrorKind::kInvalidArgument,
+                "the members of a team reached different barriers: some returned from the "
+                "kernel while others wait at a team barrier or collective (every member must "
+                "reach every team_barrier, team_reduce, team_broadcast, team_scan and nested "
+                "reduction or scan of its team; on a GPU this kernel would hang)");
+  }
   if (++arrived_ == size_) {
     arrived_ = 0;
     ++generation_;

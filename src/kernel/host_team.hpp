@@ -26,11 +26,18 @@ class HostTeam {
   /// Thrown out of barrier() in the members of a cancelled team.
   struct TeamCancelled {};
 
+  /// Which barrier a member arrives at: one of the kernel's (team_barrier and the team
+  /// collectives), or the one after each team's kernel returns.
+  enum class Barrier : uint8_t { kInKernel, kTeamEnd };
+
   HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes);
 
   int size() const { return size_; }
-  /// Returns when every member has arrived (at once for a team of one).
-  void barrier();
+  /// Returns when every member has arrived (at once for a team of one). A member arriving
+  /// at another kind of barrier than the others wait at (one returned from the kernel while
+  /// the others wait in it) cancels the team and throws Error(kInvalidArgument): on a GPU
+  /// that kernel would hang.
+  void barrier(Barrier kind = Barrier::kInKernel);
   /// Releases every member waiting at a barrier, now and later, with TeamCancelled.
   void cancel();
   /// Member `rank`'s slot of the exchange buffer (kExchangeBytes, aligned for any value).
@@ -52,6 +59,7 @@ class HostTeam {
   std::condition_variable all_arrived_;
   int arrived_ = 0;
   uint64_t generation_ = 0;
+  Barrier waiting_at_ = Barrier::kInKernel;  // of the members arrived in this generation
   bool cancelled_ = false;
   std::vector<Line> exchange_;
   std::vector<Line> scratch_[2];

@@ -1,6 +1,7 @@
 // Teams of threads on a host device: barriers order the members' steps, a member that
 // fails releases the others, and its error reaches the caller.
 #include "kernel/host_team.hpp"
+#include "core/error.hpp"
 #include "kernel/team_shape.hpp"
 
 #include <gtest/gtest.h>
@@ -52,6 +53,18 @@ TEST(HostTeam, AFailingMemberReleasesTheOthersAndItsErrorReachesTheCaller) {
     EXPECT_EQ(std::string(e.what()), "member 3 failed");
   }
   EXPECT_EQ(finished.load(), 0);
+}
+
+TEST(HostTeam, MembersAtDifferentBarriersFailTheTeamInsteadOfWaiting) {
+  try {
+    run_host_team(4, 0, 0, [&](int rank, HostTeam& team) {
+      if (rank != 2) team.barrier();  // member 2 returned from its kernel early
+      team.barrier(HostTeam::Barrier::kTeamEnd);
+    });
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("reached different barriers"), std::string::npos);
+  }
 }
 
 TEST(HostTeam, ATeamOfOneRunsOnTheCallersThreadAndItsBarriersReturn) {

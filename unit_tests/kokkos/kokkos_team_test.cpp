@@ -147,7 +147,7 @@ struct ThrowingMember {
         if (team.team_rank() == 1 && team.league_rank() == 2)
           throw std::runtime_error("member 1 of team 2 gave up");
         team.team_barrier();
-        B(team.league_rank()) = 1;
+        if (team.team_rank() == 0) B(team.league_rank()) = 1;
       })
 };
 
@@ -162,6 +162,19 @@ struct ReadsTheNextRow {
         const int j = team.league_rank();
         if (team.team_rank() == team.team_size() - 1 && j + 1 < int(A.extent(0)))
           B(j) = A(j + 1, 0);
+      })
+};
+
+/// Member 0 of every team returns before the barrier the others wait at.
+template <class Space, class VB>
+struct SkipsTheBarrier {
+  VB B;
+  LIGHTNING_KERNEL(
+      SkipsTheBarrier, "block b => write B[b]", (B),
+      void operator()(const Member<Space>& team) const {
+        if (team.team_rank() == 0) return;
+        team.team_barrier();
+        if (team.team_rank() == 1) B(team.league_rank()) = 1;
       })
 };
 
@@ -183,6 +196,19 @@ struct Matrix {
   }
 };
 
+bool on_gpus() {
+  const char* devices = std::getenv("LIGHTNING_DEVICES");
+  return devices && std::string(devices).rfind("cuda", 0) == 0;
+}
+
+// Team kernels run on host devices in this version.
+class KokkosTeams : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (on_gpus()) GTEST_SKIP() << "team kernels run on host devices only in this version";
+  }
+};
+
 template <class T>
 KView<T> to_host(const LView<T>& v) {
   auto m = Kokkos::create_mirror_view(v);
@@ -190,7 +216,7 @@ KView<T> to_host(const LView<T>& v) {
   return m;
 }
 
-TEST(KokkosTeams, YAxOverRandomLeaguesAndTeamsMatchesSerial) {
+TEST_F(KokkosTeams, YAxOverRandomLeaguesAndTeamsMatchesSerial) {
   std::mt19937 rng(7);
   const int team_sizes[] = {1, 2, 3, 4, 8, 16};
   for (int trial = 0; trial < 12; ++trial) {
@@ -217,7 +243,7 @@ TEST(KokkosTeams, YAxOverRandomLeaguesAndTeamsMatchesSerial) {
   }
 }
 
-TEST(KokkosTeams, ScratchAndVectorRangesMatchSerial) {
+TEST_F(KokkosTeams, ScratchAndVectorRangesMatchSerial) {
   std::mt19937 rng(11);
   const int shapes[][3] = {{1, 1, 1}, {5, 4, 2}, {17, 3, 4}, {30, 8, 1}, {9, 16, 8}};
   for (const auto& s : shapes) {
@@ -248,7 +274,7 @@ TEST(KokkosTeams, ScratchAndVectorRangesMatchSerial) {
   }
 }
 
-TEST(KokkosTeams, CollectivesGiveEveryMemberTheTeamsValues) {
+TEST_F(KokkosTeams, CollectivesGiveEveryMemberTheTeamsValues) {
   for (const int team : {1, 2, 5, 8}) {
     const int league = 13, n = 29;
     LView<double**> S("S", league, 4);
@@ -267,7 +293,7 @@ TEST(KokkosTeams, CollectivesGiveEveryMemberTheTeamsValues) {
   }
 }
 
-TEST(KokkosTeams, ReducersAndAutoTeamSizesMatchSerial) {
+TEST_F(KokkosTeams, ReducersAndAutoTeamSizesMatchSerial) {
   std::mt19937 rng(3);
   Matrix A(23, 31, rng);
   double expected = 0, got = 0, with_auto = 0;
@@ -290,7 +316,7 @@ TEST(KokkosTeams, ReducersAndAutoTeamSizesMatchSerial) {
   EXPECT_EQ(policy.impl_vector_length(), 4);
 }
 
-TEST(KokkosTeams, AnnotatedTeamLambdaMatchesSerial) {
+TEST_F(KokkosTeams, AnnotatedTeamLambdaMatchesSerial) {
   const int rows = 19, cols = 21;
   std::mt19937 rng(5);
   Matrix A(rows, cols, rng);
@@ -313,7 +339,7 @@ TEST(KokkosTeams, AnnotatedTeamLambdaMatchesSerial) {
   for (int j = 0; j < rows; ++j) ASSERT_EQ(got(j), expected(j)) << j;
 }
 
-TEST(KokkosTeams, SuperblocksAreRangesOfWholeTeams) {
+TEST_F(KokkosTeams, SuperblocksAreRangesOfWholeTeams) {
   std::mt19937 rng(9);
   Matrix A(40, 12, rng);
   LView<double*> x("x", 12), y("y", 40);
@@ -347,7 +373,7 @@ void expect_refused(const std::function<void()>& launch, const std::string& part
   EXPECT_EQ(to_host(ok)(3), 2.0);
 }
 
-TEST(KokkosTeams, LaunchesBeyondTheLimitsAreRefusedNamingThem) {
+TEST(KokkosTeamLaunchChecks, LaunchesBeyondTheLimitsAreRefusedNamingThem) {
   LView<double**> S("S", 4, 4);
   LView<int64_t**> R("R", 4, 4);
   using K = Collectives<Exec, LView<double**>, LView<int64_t**>>;
@@ -376,7 +402,7 @@ TEST(KokkosTeams, LaunchesBeyondTheLimitsAreRefusedNamingThem) {
       "scratch level 0 of");
 }
 
-TEST(KokkosTeams, GlobalInATeamAnnotationIsACaretError) {
+TEST(KokkosTeamLaunchChecks, GlobalInATeamAnnotationIsACaretError) {
   LView<double*> B("B", 8);
   expect_refused(
       [&] {
@@ -392,7 +418,7 @@ TEST(KokkosTeams, GlobalInATeamAnnotationIsACaretError) {
       "global i => write B[i]\n^");
 }
 
-TEST(KokkosTeams, CheckedModeFindsAMemberReadingPastItsTeamsRegion) {
+TEST_F(KokkosTeams, CheckedModeFindsAMemberReadingPastItsTeamsRegion) {
   const char* checked = std::getenv("LIGHTNING_CHECK_ACCESS");
   if (!checked || std::string(checked) != "on") GTEST_SKIP() << "checked mode is off";
   std::mt19937 rng(1);
@@ -407,7 +433,7 @@ TEST(KokkosTeams, CheckedModeFindsAMemberReadingPastItsTeamsRegion) {
       "the rule for 'A'");
 }
 
-TEST(KokkosTeams, AMemberThatThrowsFailsTheLaunchWithoutHangingItsTeam) {
+TEST_F(KokkosTeams, AMemberThatThrowsFailsTheLaunchWithoutHangingItsTeam) {
   LView<double*> B("B", 6);
   expect_refused(
       [&] {
@@ -415,6 +441,32 @@ TEST(KokkosTeams, AMemberThatThrowsFailsTheLaunchWithoutHangingItsTeam) {
                              ThrowingMember<Exec, LView<double*>>{B});
       },
       "member 1 of team 2 gave up");
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(KokkosTeams, AMemberSkippingABarrierFailsTheLaunchInsteadOfHanging) {
+  LView<double*> B("B", 6);
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("skips", Kokkos::TeamPolicy<Exec>(6, 3),
+                             SkipsTheBarrier<Exec, LView<double*>>{B});
+      },
+      "the members of a team reached different barriers");
+}
+
+TEST(KokkosTeamsOnGpus, AreRefusedNamingTheKernel) {
+  if (!on_gpus()) GTEST_SKIP() << "the devices are not GPUs";
+  LView<double**> S("S", 4, 4);
+  LView<int64_t**> R("R", 4, 4);
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("teams", Kokkos::TeamPolicy<Exec>(4, 2),
+                             Collectives<Exec, LView<double**>, LView<int64_t**>>{S, R});
+      },
+      "TeamPolicy kernels and kernels registered without source run on host devices only");
 }
 
 }  // namespace
