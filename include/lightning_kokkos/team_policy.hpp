@@ -247,6 +247,13 @@ struct MemorySpaceAccess<Kokkos::HostSpace, Kokkos::ScratchMemorySpace<lightning
   enum : bool { deepcopy = false };
 };
 
+#if KOKKOS_VERSION >= 40000
+/// TeamThreadMDRange and its kin (Kokkos 4): nested as on Kokkos' host back-ends.
+template <typename Rank, TeamMDRangeThreadAndVector ThreadAndVector>
+struct ThreadAndVectorNestLevel<Rank, lightning::Distributed, ThreadAndVector>
+    : HostBasedNestLevel<Rank, ThreadAndVector> {};
+#endif
+
 /// The team policy of lightning::Distributed. Team sizes, vector lengths and scratch sizes
 /// are the launch's; they are checked against kernel::TeamLimits when it is launched (an
 /// error naming the launch), not here.

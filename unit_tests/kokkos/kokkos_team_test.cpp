@@ -178,6 +178,36 @@ struct SkipsTheBarrier {
       })
 };
 
+#if KOKKOS_VERSION >= 40000
+/// Kokkos 4's nested ranges: a TeamThreadMDRange over a team's tile, a TeamVectorRange, and
+/// a parallel_scan over a TeamThreadRange that returns the total.
+template <class Space, class VC, class VS>
+struct Kokkos4Ranges {
+  VC C;  // [league, n0, n1]
+  VS S;  // [league, 2]: the scan's total, the TeamVectorRange's sum
+  LIGHTNING_KERNEL(
+      Kokkos4Ranges, "block b => write C[b, :, :], write S[b, :]", (C, S),
+      void operator()(const Member<Space>& team) const {
+        const int b = team.league_rank();
+        const int n0 = static_cast<int>(C.extent(1));
+        const int n1 = static_cast<int>(C.extent(2));
+        Kokkos::parallel_for(Kokkos::TeamThreadMDRange(team, n0, n1),
+                             [&](const int i, const int j) { C(b, i, j) = 100 * i + j + b; });
+        int64_t total = 0;
+        Kokkos::parallel_scan(
+            Kokkos::TeamThreadRange(team, n0 * n1),
+            [&](const int k, int64_t& partial, const bool) { partial += k; }, total);
+        double sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, n1), [&](const int j, double& v) { v += j; }, sum);
+        if (team.team_rank() == 0) {
+          S(b, 0) = static_cast<double>(total);
+          S(b, 1) = sum;
+        }
+      })
+};
+#endif
+
 }  // namespace lk_team
 
 namespace {
@@ -446,6 +476,26 @@ TEST_F(KokkosTeams, AMemberThatThrowsFailsTheLaunchWithoutHangingItsTeam) {
 }  // namespace
 
 namespace {
+
+#if KOKKOS_VERSION >= 40000
+TEST_F(KokkosTeams, Kokkos4NestedRangesGiveEveryMemberItsShare) {
+  for (const int team : {1, 3, 8}) {
+    const int league = 9, n0 = 5, n1 = 7;
+    LView<double***> C("C", league, n0, n1);
+    LView<double**> S("S", league, 2);
+    Kokkos::parallel_for("ranges", Kokkos::TeamPolicy<Exec>(league, team, 2),
+                         Kokkos4Ranges<Exec, LView<double***>, LView<double**>>{C, S});
+    const auto c = to_host(C);
+    const auto s = to_host(S);
+    for (int b = 0; b < league; ++b) {
+      for (int i = 0; i < n0; ++i)
+        for (int j = 0; j < n1; ++j) ASSERT_EQ(c(b, i, j), 100 * i + j + b) << team;
+      EXPECT_EQ(s(b, 0), (n0 * n1 - 1) * n0 * n1 / 2) << "scan total, teams of " << team;
+      EXPECT_EQ(s(b, 1), (n1 - 1) * n1 / 2) << "TeamVectorRange sum, teams of " << team;
+    }
+  }
+}
+#endif
 
 TEST_F(KokkosTeams, AMemberSkippingABarrierFailsTheLaunchInsteadOfHanging) {
   LView<double*> B("B", 6);
