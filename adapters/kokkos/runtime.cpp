@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "driver/driver.hpp"
 #include "driver/join.hpp"
+#include "driver/task_error.hpp"
 #include "kernel/kernel_registry.hpp"
 #include "kokkos_tool_hooks.hpp"
 #include "lightning_kokkos/annotate.hpp"
@@ -249,9 +250,7 @@ void launch_kernel(Dispatch dispatch) {
   const kernel::KernelDescription& described = info.described_by(dispatch.description);
   const auto& signature = described.signature;
   // Errors found here name the launch by its Kokkos label first.
-  const std::string what = dispatch.label.empty()
-                               ? "kernel '" + info.name + "'"
-                               : "launch '" + dispatch.label + "' (kernel '" + info.name + "')";
+  const std::string what = driver::launch_title(dispatch.label, info.name);
   for (const kernel::ArraySlot& slot : described.arrays) {
     if (!dispatch.arrays.at(static_cast<size_t>(slot.param)).valid())
       throw Error(ErrorKind::kInvalidArgument,

@@ -81,11 +81,14 @@ std::string describe(const planner::TaskFailure& f, const LaunchNamesOf& names) 
 
 }  // namespace
 
-std::string kernel_title(const planner::TaskFailure::Kernel& k) {
-  const std::string& name = k.name.empty() ? k.label : k.name;
-  if (!k.label.empty() && k.label != name)
-    return "launch '" + k.label + "' (kernel '" + name + "')";
+std::string launch_title(const std::string& label, const std::string& kernel) {
+  const std::string& name = kernel.empty() ? label : kernel;
+  if (!label.empty() && label != name) return "launch '" + label + "' (kernel '" + name + "')";
   return "kernel '" + name + "'";
+}
+
+std::string kernel_title(const planner::TaskFailure::Kernel& k) {
+  return launch_title(k.label, k.name);
 }
 
 Error task_error(const std::vector<planner::TaskFailure>& failures, const LaunchNamesOf& names) {

@@ -31,8 +31,10 @@ struct LaunchNames {
 /// The names of a launch, or null when unknown.
 using LaunchNamesOf = std::function<const LaunchNames*(LaunchId)>;
 
-/// A failed kernel run's launch for people: "launch 'label' (kernel 'name')", the program's
-/// label first, or "kernel 'name'" when the launch has no label of its own.
+/// A launch for people: "launch 'label' (kernel 'name')", the program's label first, or
+/// "kernel 'name'" when the launch has no label of its own.
+std::string launch_title(const std::string& label, const std::string& kernel);
+/// launch_title of a failed kernel run's launch.
 std::string kernel_title(const planner::TaskFailure::Kernel& k);
 
 /// The error a fence, read or reduction throws for `failures` (not empty; in the order they

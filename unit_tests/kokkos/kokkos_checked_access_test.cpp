@@ -18,6 +18,7 @@ namespace {
 using lk_test::Exec;
 using lk_test::KView;
 using lk_test::LView;
+using lk_test::on_gpus;
 
 /// The error the next fence throws, or "" when it throws none.
 std::string fence_error() {
@@ -83,11 +84,6 @@ const lightning::CudaKernel ported_reads_ahead(
     {lightning::CudaParam::array<float>("out", 1), lightning::CudaParam::array<float>("in", 1),
      lightning::CudaParam::scalar<int>("n")},
     "global i => read in[i], write out[i]");
-
-bool on_gpus() {
-  const char* devices = std::getenv("LIGHTNING_DEVICES");
-  return devices && std::string(devices).rfind("cuda", 0) == 0;
-}
 
 TEST(KokkosCheckedAccess, APortedKernelReadingPastItsRegionIsFoundOnGpus) {
   if (!on_gpus()) GTEST_SKIP() << "ported kernels run on GPU devices only";

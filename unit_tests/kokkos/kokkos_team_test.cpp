@@ -18,6 +18,7 @@ namespace lk_team {
 using lk_test::Exec;
 using lk_test::KView;
 using lk_test::LView;
+using lk_test::on_gpus;
 using Serial = Kokkos::Serial;
 
 template <class Space>
@@ -225,11 +226,6 @@ struct Matrix {
     Kokkos::deep_copy(dist, host);
   }
 };
-
-bool on_gpus() {
-  const char* devices = std::getenv("LIGHTNING_DEVICES");
-  return devices && std::string(devices).rfind("cuda", 0) == 0;
-}
 
 // Team kernels run on host devices in this version.
 class KokkosTeams : public ::testing::Test {

@@ -3,11 +3,19 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "lightning_kokkos/kokkos_adapter.hpp"
 
 namespace lk_test {
+
+/// Whether the tests run on GPU devices (LIGHTNING_DEVICES=cuda...).
+inline bool on_gpus() {
+  const char* devices = std::getenv("LIGHTNING_DEVICES");
+  return devices && std::string(devices).rfind("cuda", 0) == 0;
+}
 
 /// The two spaces every test compares, and their View types.
 using Host = Kokkos::DefaultHostExecutionSpace;
