@@ -38,13 +38,18 @@ int64_t read_integer(const uint8_t* bytes, const kernel::ScalarSlot& slot) {
   }
 }
 
+// A team launch's league cut evenly over the devices, in whole teams.
+WorkDistribution even_team_work(int64_t league, int64_t team_size, const DeviceSet& devices) {
+  const auto n = static_cast<int64_t>(std::max<std::size_t>(devices.size(), 1));
+  return work::block(std::max<int64_t>((league + n - 1) / n, 1) * team_size);
+}
+
 // A team launch's superblocks: team b takes row b of `layout` (its first axis), so they are
 // the row ranges of the primary chunks, counted in threads. When the chunks split the rows
 // along another axis, or the league is not one team per row, the league is split evenly
 // over the devices instead.
-WorkDistribution team_work(const DataLayout& layout, const Rect& domain, int64_t team_size,
+WorkDistribution team_work(const DataLayout& layout, int64_t league, int64_t team_size,
                            const DeviceSet& devices) {
-  const int64_t league = domain.hi()[0] / team_size;
   const Point& extent = layout.extent();
   std::vector<Chunk> rows;
   bool follows = extent[0] == league;
@@ -58,8 +63,7 @@ WorkDistribution team_work(const DataLayout& layout, const Rect& domain, int64_t
   }
   if (follows)
     return work::like(DataLayout(Point{extent[0] * team_size}, std::move(rows), layout.devices()));
-  const auto n = static_cast<int64_t>(std::max<std::size_t>(devices.size(), 1));
-  return work::block(std::max<int64_t>((league + n - 1) / n, 1) * team_size);
+  return even_team_work(league, team_size, devices);
 }
 
 // Superblocks like the chunks of the first array the kernel writes (or else the first it
@@ -74,12 +78,18 @@ WorkDistribution default_work(const kernel::KernelInfo& kernel,
     if (!follow ||
         (follow->mode == annotation::AccessMode::kRead && a.mode != annotation::AccessMode::kRead))
       follow = &a;
+  if (bound.launch_kind() == annotation::LaunchKind::kTeams) {
+    // Rows of a column-major array are not its chunks' first axis: no row to follow.
+    const int64_t league = domain.hi()[0] / block_size[0];
+    if (!follow || signature.params[static_cast<size_t>(follow->param)].axes_reversed)
+      return even_team_work(league, block_size[0], planner.devices());
+    const planner::ArrayState& array = planner.array(arrays.at(static_cast<size_t>(follow->param)));
+    return team_work(*array.layout, league, block_size[0], planner.devices());
+  }
   if (!follow)
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + kernel.name + "' touches no array: give it a work distribution");
   const planner::ArrayState& array = planner.array(arrays.at(static_cast<size_t>(follow->param)));
-  if (bound.launch_kind() == annotation::LaunchKind::kTeams)
-    return team_work(*array.layout, domain, block_size[0], planner.devices());
   const int rank = bound.launch_rank();
   if (array.extent.rank() != rank)
     throw Error(ErrorKind::kInvalidArgument,

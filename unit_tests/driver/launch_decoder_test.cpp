@@ -137,6 +137,11 @@ TEST_F(LaunchDecoder, ATeamLaunchFollowsTheRowsOfItsArrayInWholeTeams) {
   ASSERT_EQ(even.size(), 2u);
   EXPECT_EQ(even[0].threads, Rect(Point{0}, Point{25}));
   EXPECT_EQ(even[1].threads, Rect(Point{25}, Point{45}));
+  // A column-major array's rows are not its chunks' first axis: the league is split evenly.
+  const kernel::KernelInfo column_major =
+      matrix_kernel("block b => write m[b, :]", /*reversed=*/true);
+  l.domain = Rect(Point{0}, Point{4 * 5});
+  EXPECT_EQ(decode(l, column_major).request.work, work::block(2 * 5));
 }
 
 TEST_F(LaunchDecoder, ReductionsAreResolvedAgainstTheKernel) {
