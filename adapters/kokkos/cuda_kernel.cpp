@@ -146,7 +146,11 @@ void CudaKernel::store_scalar(std::vector<unsigned char>& bytes, size_t p, doubl
       return put(static_cast<uint32_t>(as_integer));
     case DataType::kUInt64:
       return put(static_cast<uint64_t>(as_integer));
+    default:  // vector types: arrays only (CudaParam::scalar refuses them)
+      break;
   }
+  throw Error(ErrorKind::kInternal, "ported CUDA kernel '" + name_ + "': scalar parameter '" +
+                                        param.name + "' of " + std::string(name_of(param.type)));
 }
 
 void CudaKernel::launch_bytes(int64_t grid, int block, const WorkDistribution& work,

@@ -47,6 +47,7 @@ struct CudaParam {
   }
   template <class T>
   static CudaParam scalar(std::string name) {
+    static_assert(std::is_arithmetic_v<T>, "ported kernels' scalar parameters are numbers");
     return {std::move(name), data_type_of<T>(), 0};
   }
 };

@@ -23,6 +23,7 @@
 #include "lightning_kokkos/internal/core/data_type.hpp"
 #include "lightning_kokkos/internal/core/ids.hpp"
 #include "lightning_kokkos/internal/distribution/data_distribution.hpp"
+#include "lightning_kokkos/vector_types.hpp"
 
 #if defined(__GNUC__)
 #define LIGHTNING_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -104,34 +104,6 @@ std::vector<uint8_t> identity_typed(ReduceOp op) {
   return b;
 }
 
-// Calls f.template operator()<T>() for the C++ type of `type`.
-template <class F>
-decltype(auto) with_type(DataType type, F&& f) {
-  switch (type) {
-    case DataType::kInt8:
-      return f(int8_t{});
-    case DataType::kInt16:
-      return f(int16_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kUInt8:
-      return f(uint8_t{});
-    case DataType::kUInt16:
-      return f(uint16_t{});
-    case DataType::kUInt32:
-      return f(uint32_t{});
-    case DataType::kUInt64:
-      return f(uint64_t{});
-    case DataType::kFloat32:
-      return f(float{});
-    case DataType::kFloat64:
-      break;
-  }
-  return f(double{});
-}
-
 }  // namespace
 
 std::string_view name_of(ReduceOp op) {
@@ -153,6 +125,12 @@ std::string_view name_of(ReduceOp op) {
 Reduction Reduction::builtin(ReduceOp op, DataType type) {
   if (op == ReduceOp::kCustom)
     throw Error(ErrorKind::kInternal, "Reduction::builtin: kCustom is not a built-in operator");
+  if (is_vector(type))
+    throw Error(ErrorKind::kInvalidArgument, "a built-in reduction (" + std::string(name_of(op)) +
+                                                 ") combines numbers, not " +
+                                                 std::string(name_of(type)) +
+                                                 " values: reduce with a functor's own init and "
+                                                 "join");
   Reduction r;
   r.op = op;
   r.type = type;
@@ -172,7 +150,7 @@ Reduction Reduction::custom(size_t value_size, void (*init)(void*),
 }
 
 std::vector<uint8_t> Reduction::identity() const {
-  return with_type(type, [&](auto t) { return identity_typed<decltype(t)>(op); });
+  return with_number_type(type, [&](auto t) { return identity_typed<decltype(t)>(op); });
 }
 
 void Reduction::init(void* value) const {
@@ -197,7 +175,7 @@ void Reduction::join(void* dst, const void* src) const {
 }
 
 void Reduction::join_n(void* dst, const void* src, size_t count) const {
-  with_type(type, [&](auto t) {
+  with_number_type(type, [&](auto t) {
     join_typed<decltype(t)>(op, static_cast<unsigned char*>(dst),
                             static_cast<const unsigned char*>(src), count);
   });

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "kernel/array_binding.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/device/vector_types.hpp"
 
 namespace lightning::cuda {
 namespace {
@@ -345,6 +346,35 @@ TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheVirtualBlock) {
   EXPECT_FALSE(contains(g.source, "rebase")) << g.source;
   EXPECT_TRUE(contains(g.source, "static_assert(sizeof(int32_t) == 4 && 64 % alignof(int32_t)"))
       << g.source;
+  compile(g);
+}
+
+// A ported kernel over CUDA's vector types (cuda-samples' Black-Scholes takes float2 arrays):
+// the parameter struct holds DeviceArray<float2>, the body uses the lanes.
+TEST(KernelCodegen, PortedKernelsTakeArraysOfVectorTypes) {
+  struct Params {
+    ArrayHandle<lightning::float2, 1> out;
+    ArrayHandle<const lightning::float4, 1> in;
+    int32_t n;
+  };
+  KernelInfo info;
+  info.name = "ported::lanes";
+  info.functor_size = sizeof(Params);
+  info.description.signature.add_array("out", DataType::kFloat2, 1)
+      .add_array("in", DataType::kFloat4, 1)
+      .add_scalar("n", DataType::kInt32);
+  info.device.kind = DeviceCodeKind::kPorted;
+  info.device.function = "lanes";
+  info.device.param_offsets = {offsetof(Params, out), offsetof(Params, in), offsetof(Params, n)};
+  info.device.source =
+      "__device__ void lanes(dim3 blockIdx, lightning::Vector<float2> out,\n"
+      "                      const lightning::Vector<float4> in, int n) {\n"
+      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = make_float2(in[i].x + in[i].y, in[i].z * in[i].w);\n"
+      "}\n";
+  const GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_TRUE(contains(g.source, "lightning::DeviceArray<float2, 1> out;")) << g.source;
+  EXPECT_TRUE(contains(g.source, "lightning::DeviceArray<float4, 1> in;")) << g.source;
   compile(g);
 }
 

@@ -37,6 +37,10 @@ std::set<std::string> adapter_test_kernels() {
           .name,
       lightning::kernel_registration<lk_test::Rank3<LView<int64_t***>, LView<int64_t***>>>().name,
       lightning::kernel_registration<lk_test::Rank3Sum<LView<int64_t***>>>().name,
+      lightning::kernel_registration<
+          lk_test::ComplexMultiply<LView<const lightning::float2*>, LView<const lightning::float2*>,
+                                   LView<lightning::float2*>>>()
+          .name,
       lightning::kernel_registration<lk_test::Misnamed>().name,
       lightning::kernel_registration<lk_test::Cursed>().name,
       lightning::kernel_registration<lk_test::Unlisted>().name,

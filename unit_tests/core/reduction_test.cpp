@@ -26,6 +26,17 @@ T joined(ReduceOp op, T a, T b) {
   return a;
 }
 
+TEST(Reduction, BuiltInOperatorsRefuseVectorTypes) {
+  try {
+    Reduction::builtin(ReduceOp::kSum, DataType::kFloat2);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("combines numbers, not float2 values"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Reduction, IdentitiesAreNeutral) {
   EXPECT_EQ(identity_of<int32_t>(ReduceOp::kSum), 0);
   EXPECT_EQ(identity_of<int32_t>(ReduceOp::kProd), 1);

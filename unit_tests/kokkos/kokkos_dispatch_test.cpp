@@ -141,6 +141,44 @@ TEST(KokkosDispatch, TaskErrorSurfacesAtKokkosFence) {
   EXPECT_EQ(h(42), 1.0f);
 }
 
+// CUDA's vector types as elements: the bytes round-trip, a fill writes every lane, and a
+// kernel reads and writes them by lane, as Kokkos' host space does.
+TEST(KokkosDispatch, VectorElementTypesRoundTripFillAndRunInKernels) {
+  using lightning::float2;
+  const int n = 777;
+  KView<float2*> hx("hx", n), hy("hy", n), hz("hz", n);
+  for (int i = 0; i < n; ++i) {
+    hx(i) = float2{float(i % 7), float(-(i % 5))};
+    hy(i) = float2{0.5f, float(i % 3)};
+  }
+  LView<float2*> x("x", n, lightning::dist::block(100)), y("y", n), z("z", n);
+  Kokkos::deep_copy(x, hx);
+  Kokkos::deep_copy(y, hy);
+  Kokkos::deep_copy(z, float2{9, 8});
+  const auto filled = Kokkos::create_mirror_view(z);
+  Kokkos::deep_copy(filled, z);
+  EXPECT_EQ(filled(n - 1).x, 9.0f);
+  EXPECT_EQ(filled(n - 1).y, 8.0f);
+
+  using K = lk_test::ComplexMultiply<KView<const float2*>, KView<const float2*>, KView<float2*>>;
+  using L = lk_test::ComplexMultiply<LView<const float2*>, LView<const float2*>, LView<float2*>>;
+  Kokkos::parallel_for("cmul", Kokkos::RangePolicy<lk_test::Host>(0, n), K{hx, hy, hz, 1.0f});
+  Kokkos::parallel_for("cmul", Kokkos::RangePolicy<Exec>(0, n), L{x, y, z, 1.0f});
+  const auto got = Kokkos::create_mirror_view(z);
+  Kokkos::deep_copy(got, z);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(got(i).x, hz(i).x) << i;
+    ASSERT_EQ(got(i).y, hz(i).y) << i;
+  }
+  // Views of every vector type: the runtime's element size is CUDA's.
+  EXPECT_EQ(sizeof(lightning::double3), 24u);
+  LView<lightning::double3*> d("d", 10);
+  Kokkos::deep_copy(d, lightning::double3{1, 2, 3});
+  const auto hd = Kokkos::create_mirror_view(d);
+  Kokkos::deep_copy(hd, d);
+  EXPECT_EQ(hd(9).z, 3.0);
+}
+
 TEST(KokkosDispatch, UnlistedViewInKernelIsAClearError) {
   LView<float*> x("x", 10), y("y", 10);
   Kokkos::parallel_for("unlisted", Kokkos::RangePolicy<Exec>(0, 10), lk_test::Unlisted{x, y});

@@ -193,4 +193,21 @@ struct Unlisted {
       void operator()(const int64_t i) const { x(i) = y(i); })
 };
 
+/// Complex numbers as CUDA's float2: z(i) = x(i) * y(i) + c, the vector type's lanes used
+/// by name, on host devices and (through NVRTC) on GPUs.
+template <class X, class Y, class Z>
+struct ComplexMultiply {
+  X x;
+  Y y;
+  Z z;
+  float c = 0;
+  LIGHTNING_KERNEL(
+      ComplexMultiply, "global i => read x[i], read y[i], write z[i]", (x, y, z, c),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+        const lightning::float2 a = x(i);
+        const lightning::float2 b = y(i);
+        z(i) = lightning::float2{a.x * b.x - a.y * b.y + c, a.x * b.y + a.y * b.x};
+      })
+};
+
 }  // namespace lk_test

@@ -173,7 +173,8 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info,
   if (spec.checked) out << "#define LIGHTNING_CHECKED_ACCESS 1\n";
   out << "#include <cstddef>\n#include <cstdint>\n"
       << "#include \"lightning_kokkos/device/device_array.hpp\"\n"
-      << "#include \"lightning_kokkos/device/launch_box.hpp\"\n";
+      << "#include \"lightning_kokkos/device/launch_box.hpp\"\n"
+      << "#include \"lightning_kokkos/device/vector_types.hpp\"\n";
   for (const std::string& header : info.device.includes) out << "#include \"" << header << "\"\n";
 }
 

@@ -24,33 +24,6 @@ T from_double(double v) {
   }
 }
 
-template <class F>
-auto dispatch(DataType t, F&& f) {
-  switch (t) {
-    case DataType::kInt8:
-      return f(int8_t{});
-    case DataType::kInt16:
-      return f(int16_t{});
-    case DataType::kInt32:
-      return f(int32_t{});
-    case DataType::kInt64:
-      return f(int64_t{});
-    case DataType::kUInt8:
-      return f(uint8_t{});
-    case DataType::kUInt16:
-      return f(uint16_t{});
-    case DataType::kUInt32:
-      return f(uint32_t{});
-    case DataType::kUInt64:
-      return f(uint64_t{});
-    case DataType::kFloat32:
-      return f(float{});
-    case DataType::kFloat64:
-      return f(double{});
-  }
-  throw std::logic_error("bad DataType");
-}
-
 // The names of the parameters, per kind, for annotations and signatures.
 std::string axis_list(int rank) {
   static const char* kNames[] = {"i", "j", "k"};
@@ -69,7 +42,7 @@ double wrap_value(double v) {
 }
 
 double load_value(DataType t, const uint8_t* p) {
-  return dispatch(t, [&](auto zero) {
+  return with_number_type(t, [&](auto zero) {
     decltype(zero) v;
     std::memcpy(&v, p, sizeof v);
     return static_cast<double>(v);
@@ -77,7 +50,7 @@ double load_value(DataType t, const uint8_t* p) {
 }
 
 void store_value(DataType t, uint8_t* p, double v) {
-  dispatch(t, [&](auto zero) {
+  with_number_type(t, [&](auto zero) {
     const auto x = from_double<decltype(zero)>(v);
     std::memcpy(p, &x, sizeof x);
     return 0;
@@ -91,7 +64,7 @@ std::vector<uint8_t> value_bytes(DataType t, double v) {
 }
 
 void fold_element(DataType t, ReduceOp op, uint8_t* dst, const uint8_t* src) {
-  dispatch(t, [&](auto zero) {
+  with_number_type(t, [&](auto zero) {
     using T = decltype(zero);
     T a, b;
     std::memcpy(&a, dst, sizeof a);
@@ -118,7 +91,7 @@ void fold_element(DataType t, ReduceOp op, uint8_t* dst, const uint8_t* src) {
 }
 
 std::vector<uint8_t> identity_bytes(DataType t, ReduceOp op) {
-  return dispatch(t, [&](auto zero) {
+  return with_number_type(t, [&](auto zero) {
     using T = decltype(zero);
     T v{};
     switch (op) {
