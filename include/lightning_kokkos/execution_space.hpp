@@ -85,3 +85,5 @@ struct DeviceTypeTraits<lightning::Distributed> {
   static int device_id(const lightning::Distributed&) { return 0; }
 };
 }  // namespace Kokkos::Tools::Experimental
+
+#include "lightning_kokkos/scratch_memory_space.hpp"

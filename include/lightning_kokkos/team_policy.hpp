@@ -106,47 +106,53 @@ class TeamMember {
   /// total is added to `*global` atomically and its old value to every member's prefix.
   template <class T>
   T team_scan(const T& value, T* const global = nullptr) const {
-    check_exchanged<T>();
     if (team_size() == 1) return global ? Kokkos::atomic_fetch_add(global, value) : T();
-    std::memcpy(team_->slot(team_rank_), &value, sizeof(T));
-    team_->barrier();
     T prefix = T();
-    for (int m = 0; m < team_rank_; ++m) {
-      T v;
-      std::memcpy(&v, team_->slot(m), sizeof(T));
-      prefix += v;
-    }
-    if (global && team_rank_ == team_size() - 1) {
-      const T base = Kokkos::atomic_fetch_add(global, prefix + value);
+    T total = T();
+    gather_members(value, [&](int m, const T& v) {
+      if (m < team_rank_) prefix += v;
+      total += v;
+    });
+    if (!global) return prefix;
+    T base;
+    if (team_rank_ == 0) {
+      base = Kokkos::atomic_fetch_add(global, total);
       std::memcpy(team_->shared_slot(), &base, sizeof(T));
     }
     team_->barrier();
-    if (global) {
-      T base;
-      std::memcpy(&base, team_->shared_slot(), sizeof(T));
-      prefix += base;
-    }
-    team_->barrier();
-    return prefix;
+    std::memcpy(&base, team_->shared_slot(), sizeof(T));
+    team_->barrier();  // every member has read the slot: it may be reused
+    return base + prefix;
   }
 
  private:
   // The join of every member's `contribution` in rank order, on every member.
   template <class V, class Join>
   V join_members(const V& contribution, const Join& join) const {
-    check_exchanged<V>();
     if (team_size() == 1) return contribution;
-    std::memcpy(team_->slot(team_rank_), &contribution, sizeof(V));
+    V total = contribution;  // replaced by member 0's
+    gather_members(contribution, [&](int m, const V& v) {
+      if (m == 0)
+        total = v;
+      else
+        join(total, v);
+    });
+    return total;
+  }
+
+  // Every member's `value` to every member: `visit(m, value of member m)` for m in rank
+  // order, between two barriers (the slots may be reused afterwards).
+  template <class V, class Visit>
+  void gather_members(const V& value, const Visit& visit) const {
+    check_exchanged<V>();
+    std::memcpy(team_->slot(team_rank_), &value, sizeof(V));
     team_->barrier();
-    V total;
-    std::memcpy(&total, team_->slot(0), sizeof(V));
-    for (int m = 1; m < team_size(); ++m) {
+    for (int m = 0; m < team_size(); ++m) {
       V v;
       std::memcpy(&v, team_->slot(m), sizeof(V));
-      join(total, v);
+      visit(m, v);
     }
-    team_->barrier();  // every member has read the slots: they may be reused
-    return total;
+    team_->barrier();
   }
 
   template <class T>
@@ -203,30 +209,26 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
   const int64_t first = threads.lo()[0] / shape.team_size;
   const int64_t end = threads.hi()[0] / shape.team_size;
   if (first >= end) return;
-  if constexpr (std::is_void_v<Value>) {
-    kernel::run_host_team(shape.team_size, shape.scratch_bytes(0), shape.scratch_bytes(1),
-                          [&](int rank, kernel::HostTeam& team) {
-                            TeamMember member(team, rank, shape.league_size);
-                            for (int64_t l = first; l < end; ++l) {
-                              member.impl_start(l, shape);
+  constexpr bool reduces = !std::is_void_v<Value>;
+  using Slot = std::conditional_t<reduces, Value, char>;
+  std::vector<Slot> values;
+  if constexpr (reduces)
+    values.assign(static_cast<std::size_t>(shape.team_size), *static_cast<Value*>(partial));
+  kernel::run_host_team(shape.team_size, shape.scratch_bytes(0), shape.scratch_bytes(1),
+                        [&](int rank, kernel::HostTeam& team) {
+                          TeamMember member(team, rank, shape.league_size);
+                          for (int64_t l = first; l < end; ++l) {
+                            member.impl_start(l, shape);
+                            if constexpr (reduces)
+                              closure.functor(member, values[static_cast<std::size_t>(rank)]);
+                            else
                               closure.functor(member);
-                              // Every member is done with the team (and its scratch).
-                              team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
-                            }
-                          });
-  } else {
+                            // Every member is done with the team (and its scratch).
+                            team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
+                          }
+                        });
+  if constexpr (reduces) {
     Value* result = static_cast<Value*>(partial);
-    std::vector<Value> values(static_cast<std::size_t>(shape.team_size), *result);
-    kernel::run_host_team(shape.team_size, shape.scratch_bytes(0), shape.scratch_bytes(1),
-                          [&](int rank, kernel::HostTeam& team) {
-                            TeamMember member(team, rank, shape.league_size);
-                            Value& value = values[static_cast<std::size_t>(rank)];
-                            for (int64_t l = first; l < end; ++l) {
-                              member.impl_start(l, shape);
-                              closure.functor(member, value);
-                              team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
-                            }
-                          });
     const Reduction reduction = Fold::reduction(closure.op);
     *result = values[0];
     for (std::size_t m = 1; m < values.size(); ++m) reduction.join(result, &values[m]);
@@ -348,8 +350,8 @@ class TeamPolicyInternal<lightning::Distributed, Properties...>
   int impl_vector_length() const { return m_shape.vector_length; }
   static int vector_length_max() { return lightning::kernel::TeamLimits::kMaxVectorLength; }
   size_t scratch_size(const int& level, int team_size = -1) const {
-    if (team_size < 0) team_size = m_shape.team_size;
-    return m_shape.team_scratch[level] + m_shape.thread_scratch[level] * size_t(team_size);
+    return static_cast<size_t>(
+        m_shape.scratch_bytes(level, team_size < 0 ? m_shape.team_size : team_size));
   }
   static int scratch_size_max(int level) {
     return static_cast<int>(level == 0 ? lightning::kernel::TeamLimits::kMaxScratch0

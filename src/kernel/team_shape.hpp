@@ -5,14 +5,17 @@
 #include <cstdint>
 #include <string>
 
+#include "lightning_kokkos/internal/kernel/block_limits.hpp"
+
 namespace lightning::kernel {
 
 /// What every device allows a team launch, so that one program runs alike everywhere:
 /// the limits of a GPU thread block (a team is one block there).
 struct TeamLimits {
-  static constexpr int kMaxThreads = 1024;                    ///< team size × vector length
+  static constexpr int kMaxThreads = BlockLimits::kMaxThreads;  ///< team size × vector length
   static constexpr int kMaxVectorLength = 32;                 ///< a warp; a power of two
-  static constexpr uint64_t kMaxScratch0 = 48 * 1024;         ///< bytes per team: shared memory
+  /// bytes per team: shared memory
+  static constexpr uint64_t kMaxScratch0 = BlockLimits::kSharedWithoutOptIn;
   static constexpr uint64_t kMaxScratch1 = 20 * 1024 * 1024;  ///< bytes per team
 };
 
@@ -27,9 +30,11 @@ struct TeamShape {
   uint64_t team_scratch[2] = {0, 0};
   uint64_t thread_scratch[2] = {0, 0};
 
-  /// The scratch bytes one team of this shape uses at `level` (0 or 1).
-  uint64_t scratch_bytes(int level) const {
-    return team_scratch[level] + thread_scratch[level] * static_cast<uint64_t>(team_size);
+  /// The scratch bytes one team of this shape uses at `level` (0 or 1); with `threads`, the
+  /// bytes a team of that many threads would use.
+  uint64_t scratch_bytes(int level) const { return scratch_bytes(level, team_size); }
+  uint64_t scratch_bytes(int level, int64_t threads) const {
+    return team_scratch[level] + thread_scratch[level] * static_cast<uint64_t>(threads);
   }
   /// Empty when every device can run this shape (TeamLimits), else what is wrong, e.g.
   /// "team size 2048 x vector length 1 is more than 1024 threads per team".

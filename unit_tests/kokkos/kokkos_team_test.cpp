@@ -493,6 +493,26 @@ TEST_F(KokkosTeams, Kokkos4NestedRangesGiveEveryMemberItsShare) {
 }
 #endif
 
+TEST_F(KokkosTeams, AScratchViewBeyondTheSetScratchSizeFailsTheLaunchNamingTheSizes) {
+  const int rows = 4, cols = 10;
+  std::mt19937 rng(5);
+  Matrix A(rows, cols, rng);
+  LView<double**> b("B", rows, cols);
+  // The row needs 80 bytes of level 0; the launch sets what a row of 5 needs.
+  const size_t given = ScratchRow<Exec>::shmem_size(cols / 2);
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for(
+            "short scratch",
+            Kokkos::TeamPolicy<Exec>(rows, 2)
+                .set_scratch_size(0, Kokkos::PerTeam(given))
+                .set_scratch_size(1, Kokkos::PerThread(ScratchRow<Exec>::shmem_size(1))),
+            ScratchSmooth<Exec, LView<const double**>, LView<double**>>{A.dist, b, 1});
+      },
+      "a scratch View needs 80 bytes of level-0 scratch, but " + std::to_string(given) +
+          " of the " + std::to_string(given) + " bytes per team remain");
+}
+
 TEST_F(KokkosTeams, AMemberSkippingABarrierFailsTheLaunchInsteadOfHanging) {
   LView<double*> B("B", 6);
   expect_refused(
