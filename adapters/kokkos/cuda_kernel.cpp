@@ -1,11 +1,17 @@
 // Ported CUDA kernels: registration (packed parameter layout) and launches.
 #include "lightning_kokkos/cuda_kernel.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "driver/driver.hpp"
+#include "kernel/packed_parameters.hpp"
+#include "kernel/ported_launch.hpp"
+#include "kernel/ported_source.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/runtime.hpp"
 
@@ -14,20 +20,26 @@ namespace lightning {
 namespace detail {
 
 namespace {
-// A ported kernel's host entry point: it has GPU code only, so a superblock placed on an
-// emulated host device fails its task with this (the worker adds kernel, superblock and
-// device; the next fence throws it).
+// The host entry point of a ported kernel registered without host code: a superblock placed
+// on an emulated host device fails its task with this (the worker adds kernel, superblock
+// and device; the next fence throws it).
 void ported_kernel_on_host(const void*, const Rect&, void*) {
   throw std::runtime_error(
-      "ported CUDA kernels run on GPU devices only, not on emulated host devices "
-      "(LIGHTNING_DEVICES=cuda)");
+      "this ported CUDA kernel has GPU code only: run it on GPU devices "
+      "(LIGHTNING_DEVICES=cuda), or register it with lightning::on_host<function>() "
+      "(lightning_kokkos/cuda_shim.hpp) to run it on emulated host devices");
+}
+
+std::string describe(const CudaParam& p) {
+  return std::string(name_of(p.type)) +
+         (p.rank ? " array of " + std::to_string(p.rank) + " axes" : " scalar");
 }
 }  // namespace
 
 kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string& source,
                                       const std::string& function,
                                       const std::vector<CudaParam>& params,
-                                      const std::string& annotation) {
+                                      const std::string& annotation, const PortedHostCode& host) {
   auto fail = [&](const std::string& what) -> void {
     throw Error(ErrorKind::kInvalidArgument, "ported CUDA kernel '" + name + "': " + what);
   };
@@ -48,24 +60,35 @@ kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string
       info.description.signature.add_scalar(param.name, param.type);
       if (is_integral(param.type))
         info.description.scalars.push_back(
-            {static_cast<int>(p), (at + align - 1) / align * align, param.type});
+            {static_cast<int>(p), kernel::packed_offset(at, align), param.type});
     } else if (param.rank >= 1 && param.rank <= 3) {
       size = static_cast<size_t>(array_handle_size(param.rank));
-      align = 8;
+      align = kernel::kPackedArrayAlignment;
       info.description.signature.add_array(param.name, param.type, param.rank);
       info.description.arrays.push_back(
-          {static_cast<int>(p), (at + align - 1) / align * align, param.rank});
+          {static_cast<int>(p), kernel::packed_offset(at, align), param.rank});
     } else {
       fail("array '" + param.name + "' has rank " + std::to_string(param.rank) +
            " (1 to 3 axes, or 0 for a scalar)");
     }
-    at = (at + align - 1) / align * align;
+    at = kernel::packed_offset(at, align);
     info.device.param_offsets.push_back(at);
     at += size;
   }
-  info.functor_size = (at + 7) / 8 * 8;
-  if (info.functor_size == 0) info.functor_size = 8;
+  info.device.launch_offset = kernel::packed_launch_offset(at);
+  info.functor_size = info.device.launch_offset + sizeof(jit::PortedLaunch);
   info.run_host = &ported_kernel_on_host;
+  if (host.run) {
+    if (host.params.size() != params.size())
+      fail("its host function takes " + std::to_string(host.params.size()) +
+           " parameters after the block index, " + std::to_string(params.size()) +
+           " are registered");
+    for (size_t p = 0; p < params.size(); ++p)
+      if (host.params[p].type != params[p].type || host.params[p].rank != params[p].rank)
+        fail("parameter '" + params[p].name + "' is registered as a " + describe(params[p]) +
+             ", the host function takes a " + describe(host.params[p]));
+    info.run_host = host.run;
+  }
   info.device.kind = kernel::DeviceCodeKind::kPorted;
   info.device.source = source;
   info.device.function = function;
@@ -75,17 +98,20 @@ kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string
 }  // namespace detail
 
 CudaKernel::CudaKernel(std::string name, std::string source, std::string function,
-                       std::vector<CudaParam> params, std::string annotation)
+                       std::vector<CudaParam> params, std::string annotation, PortedHostCode host)
     : name_(std::move(name)), params_(std::move(params)) {
   kernel::KernelInfo info =
-      detail::ported_kernel_info(name_, source, function, params_, annotation);
+      detail::ported_kernel_info(name_, source, function, params_, annotation, host);
   offsets_ = info.device.param_offsets;
+  launch_offset_ = info.device.launch_offset;
   functor_size_ = info.functor_size;
+  max_threads_ = kernel::read_ported_source(source, function).max_threads;
   id_ = kernel::KernelRegistry::add(std::move(info));
 }
 
 CudaKernel CudaKernel::from_file(std::string name, const std::string& path, std::string function,
-                                 std::vector<CudaParam> params, std::string annotation) {
+                                 std::vector<CudaParam> params, std::string annotation,
+                                 PortedHostCode host) {
   std::ifstream in(path);
   if (!in)
     throw Error(ErrorKind::kInvalidArgument,
@@ -93,7 +119,7 @@ CudaKernel CudaKernel::from_file(std::string name, const std::string& path, std:
   std::ostringstream text;
   text << in.rdbuf();
   return CudaKernel(std::move(name), text.str(), std::move(function), std::move(params),
-                    std::move(annotation));
+                    std::move(annotation), std::move(host));
 }
 
 void CudaKernel::check_arity(size_t count) const {
@@ -153,27 +179,38 @@ void CudaKernel::store_scalar(std::vector<unsigned char>& bytes, size_t p, doubl
                                         param.name + "' of " + std::string(name_of(param.type)));
 }
 
-void CudaKernel::launch_bytes(int64_t grid, int block, const WorkDistribution& work,
-                              const std::vector<unsigned char>& bytes,
+void CudaKernel::launch_bytes(const CudaLaunch& config, const WorkDistribution& work,
+                              std::vector<unsigned char>& bytes,
                               std::vector<ArrayId> arrays) const {
-  if (grid < 1 || block < 1 || block > 1024)
-    throw Error(ErrorKind::kInvalidArgument, "ported CUDA kernel '" + name_ +
-                                                 "': a launch needs at least one block of 1 to "
-                                                 "1024 threads (given " +
-                                                 std::to_string(grid) + " blocks of " +
-                                                 std::to_string(block) + ")");
-  // GPU devices launch blocks of 256 threads (the kernel ABI's default); a ported kernel
-  // computes its indices from blockDim, so another size would give wrong virtual blocks.
-  if (block != 256)
-    throw Error(ErrorKind::kInvalidArgument,
-                "ported CUDA kernel '" + name_ + "': blocks of " + std::to_string(block) +
-                    " threads; GPU devices launch blocks of 256 threads for now");
+  auto fail = [&](const std::string& what) {
+    throw Error(ErrorKind::kInvalidArgument, "ported CUDA kernel '" + name_ + "': " + what);
+  };
+  jit::PortedLaunch shape{};
+  shape.rank = static_cast<uint32_t>(std::max(config.grid.rank, config.block.rank));
+  const int64_t grid[3] = {config.grid.x, config.grid.y, config.grid.z};
+  const int64_t block[3] = {config.block.x, config.block.y, config.block.z};
+  for (int a = 0; a < 3; ++a) {
+    // CUDA's own limits are far below 2^32; larger values are refused, not truncated.
+    if (grid[a] < 1 || block[a] < 1 || grid[a] > UINT32_MAX || block[a] > UINT32_MAX)
+      fail("a launch of grid (" + std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
+           std::to_string(grid[2]) + ") of blocks (" + std::to_string(block[0]) + ", " +
+           std::to_string(block[1]) + ", " + std::to_string(block[2]) +
+           "): every extent must be at least 1");
+    shape.grid[a] = static_cast<uint32_t>(grid[a]);
+    shape.block[a] = static_cast<uint32_t>(block[a]);
+  }
+  if (config.shared_bytes > UINT32_MAX)
+    fail(std::to_string(config.shared_bytes) + " bytes of dynamic shared memory per block");
+  shape.shared_bytes = static_cast<uint32_t>(config.shared_bytes);
+  const std::string wrong = kernel::limit_violation(shape, max_threads_);
+  if (!wrong.empty()) fail(wrong);
+  std::memcpy(bytes.data() + launch_offset_, &shape, sizeof(shape));
   driver::Launch l;
   l.kernel = id_;
   l.functor = bytes.data();
   l.arrays = std::move(arrays);
-  l.domain = Rect(Point{0}, Point{grid * block});
-  l.block_size = Point{block};
+  l.domain = kernel::domain_of(shape);
+  l.block_size = kernel::block_size_of(shape);
   l.work = work;
   detail::runtime().launch(l);
 }

@@ -1,5 +1,6 @@
-// The k-means assignment step as a ported CUDA kernel (kmeans_assign.cu) on every GPU the
-// runtime has, checked against a sequential assignment. GPU devices only.
+// The k-means assignment step as a ported CUDA kernel (kmeans_assign.cu) on every device the
+// runtime has (GPUs, or host devices through the CUDA shim), checked against a sequential
+// assignment.
 //
 //   kmeans_ported [--points N] [--clusters K] [--dims D] [--chunk C]
 #include <CLI/CLI.hpp>

@@ -1,8 +1,15 @@
-// Registration of the ported kernels; their sources are embedded at build time
-// (ported_sources.hpp, generated from the .cu files).
+// Registration of the ported kernels. Their sources are embedded at build time as text for
+// NVRTC (ported_sources.hpp, generated from the .cu files) and, through the CUDA shim, built
+// here for emulated host devices.
 #include "ported_kernels.hpp"
 
+#include "lightning_kokkos/cuda_shim.hpp"
 #include "ported_sources.hpp"
+
+// The kernels' functions, for host devices.
+#include "hotspot.cu"
+#include "kmeans_assign.cu"
+#include "stencil.cu"
 
 namespace ported {
 
@@ -14,14 +21,35 @@ const lightning::CudaKernel kStencil("ported::stencil", ported_sources::kStencil
                                      {CudaParam::scalar<int>("n"),
                                       CudaParam::array<float>("output", 1),
                                       CudaParam::array<float>("input", 1)},
-                                     "global i => read input[i-1:i+1], write output[i]");
+                                     "global i => read input[i-1:i+1], write output[i]",
+                                     lightning::on_host<stencil>());
 
 const lightning::CudaKernel kKmeansAssign(
     "ported::kmeans_assign", ported_sources::kKmeansAssign, "kmeans_assign",
     {CudaParam::scalar<int>("n"), CudaParam::scalar<int>("k"), CudaParam::scalar<int>("d"),
      CudaParam::array<float>("points", 2), CudaParam::array<float>("centroids", 2),
      CudaParam::array<int>("labels", 1)},
-    "global i => read points[i, :], read centroids[:, :], write labels[i]");
+    "global i => read points[i, :], read centroids[:, :], write labels[i]",
+    lightning::on_host<kmeans_assign>());
+
+// Block (bx, by) reads its window of the grids, `steps` cells beyond its tile on each side,
+// and writes its tile of (16 - 2 steps)^2 cells.
+const lightning::CudaKernel kHotspot(
+    "ported::hotspot", ported_sources::kHotspot, "hotspot",
+    {CudaParam::scalar<int>("steps"), CudaParam::scalar<int>("rows"),
+     CudaParam::scalar<int>("cols"), CudaParam::array<float>("power", 2),
+     CudaParam::array<float>("src", 2), CudaParam::array<float>("dst", 2),
+     CudaParam::scalar<float>("cap"), CudaParam::scalar<float>("rx"),
+     CudaParam::scalar<float>("ry"), CudaParam::scalar<float>("rz"),
+     CudaParam::scalar<float>("step"), CudaParam::scalar<float>("ambient")},
+    "block [bx, by] =>"
+    " read power[by * (16 - 2 * steps) - steps : by * (16 - 2 * steps) + 15 - steps,"
+    "            bx * (16 - 2 * steps) - steps : bx * (16 - 2 * steps) + 15 - steps],"
+    " read src[by * (16 - 2 * steps) - steps : by * (16 - 2 * steps) + 15 - steps,"
+    "          bx * (16 - 2 * steps) - steps : bx * (16 - 2 * steps) + 15 - steps],"
+    " write dst[by * (16 - 2 * steps) : by * (16 - 2 * steps) + 15 - 2 * steps,"
+    "           bx * (16 - 2 * steps) : bx * (16 - 2 * steps) + 15 - 2 * steps]",
+    lightning::on_host<hotspot>());
 }  // namespace
 
 const lightning::CudaKernel& stencil_kernel() {
@@ -29,6 +57,9 @@ const lightning::CudaKernel& stencil_kernel() {
 }
 const lightning::CudaKernel& kmeans_assign_kernel() {
   return kKmeansAssign;
+}
+const lightning::CudaKernel& hotspot_kernel() {
+  return kHotspot;
 }
 
 }  // namespace ported

@@ -1,5 +1,6 @@
-// The paper's stencil as a ported CUDA kernel (stencil.cu), iterated on every GPU the
-// runtime has, checked against a sequential stencil. GPU devices only.
+// The paper's stencil as a ported CUDA kernel (stencil.cu), iterated on every device the
+// runtime has (GPUs, or host devices through the CUDA shim), checked against a sequential
+// stencil.
 //
 //   stencil_ported [--size N] [--iterations K] [--chunk C] [--lightning-devices=cuda ...]
 #include <CLI/CLI.hpp>

@@ -51,7 +51,7 @@ void fold_chunk_offsets(const std::vector<ArraySlot>& arrays,
     int64_t offset = 0;
     std::memcpy(&data, at + offsetof(RawArrayHandle, data), sizeof data);
     std::memcpy(&offset, at + offsetof(RawArrayHandle, offset), sizeof offset);
-    data -= static_cast<uintptr_t>(offset) * element;  // modulo 2^64, as the GPU adds it back
+    data = static_cast<uintptr_t>(folded_data(data, offset, element));
     offset = 0;
     std::memcpy(at + offsetof(RawArrayHandle, data), &data, sizeof data);
     std::memcpy(at + offsetof(RawArrayHandle, offset), &offset, sizeof offset);

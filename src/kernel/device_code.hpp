@@ -27,6 +27,8 @@ struct DeviceCode {
   std::vector<std::string> includes;  ///< headers the source needs, `#include`d before it
   std::vector<size_t> param_offsets;  ///< byte offset of each signature parameter
   int index_rank = 0;                 ///< kFunctorBody: indices operator() takes (1-3)
+  /// kPorted: the byte offset of the launch's jit::PortedLaunch in the kernel's bytes.
+  size_t launch_offset = 0;
 };
 
 }  // namespace lightning::kernel

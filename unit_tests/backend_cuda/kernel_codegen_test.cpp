@@ -10,6 +10,7 @@
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "core/error.hpp"
 #include "kernel/array_binding.hpp"
+#include "lightning_kokkos/cuda_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/vector_types.hpp"
 
@@ -18,6 +19,7 @@ namespace {
 
 using kernel::DeviceCodeKind;
 using kernel::KernelInfo;
+using lightning::CudaParam;
 
 // The bytes of a functor with two rank-1 Views and a float, as the Kokkos adapter lays them
 // out: each View is its ArrayHandle followed by a control-block pointer.
@@ -317,61 +319,98 @@ TEST(KernelCodegen, ReductionErrorsNameTheKernel) {
   }
 }
 
-TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheVirtualBlock) {
-  struct Params {
-    ArrayHandle<float, 1> out;
-    ArrayHandle<const float, 1> in;
-    int32_t n;
-  };
-  KernelInfo info;
-  info.name = "ported::stencil";
-  info.functor_size = sizeof(Params);
-  info.description.signature.add_array("out", DataType::kFloat32, 1)
-      .add_array("in", DataType::kFloat32, 1)
-      .add_scalar("n", DataType::kInt32);
-  info.device.kind = DeviceCodeKind::kPorted;
-  info.device.function = "stencil";
-  info.device.param_offsets = {offsetof(Params, out), offsetof(Params, in), offsetof(Params, n)};
-  info.device.source =
-      "__device__ void stencil(dim3 blockIdx, lightning::Vector<float> out,\n"
-      "                        const lightning::Vector<float> in, int n) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i > 0 && i < n - 1) out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3;\n"
-      "}\n";
+// A ported kernel as CudaKernel registers it (the packed layout and launch shape).
+KernelInfo ported_info(const std::string& function, const std::vector<CudaParam>& params,
+                       const std::string& source) {
+  return lightning::detail::ported_kernel_info("ported::" + function, source, function, params, "");
+}
+
+TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheBlockInTheWholeGrid) {
+  const KernelInfo info =
+      ported_info("stencil",
+                  {CudaParam::array<float>("out", 1), CudaParam::array<float>("in", 1),
+                   CudaParam::scalar<int>("n")},
+                  "__device__ void stencil(dim3 blockIdx, lightning::Vector<float> out,\n"
+                  "                        const lightning::Vector<float> in, int n) {\n"
+                  "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "  if (i > 0 && i < n - 1) out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3;\n"
+                  "}\n");
   const GeneratedKernel g = generate_kernel(info, {});
   EXPECT_TRUE(contains(g.source,
-                       "stencil(dim3(static_cast<unsigned>(first + b), 0, 0), f.out, "
-                       "f.in, f.n);"))
+                       "stencil(dim3(static_cast<unsigned>(box.lo[0] / blockDim.x) + blockIdx.x,"))
       << g.source;
-  EXPECT_FALSE(contains(g.source, "rebase")) << g.source;
+  EXPECT_TRUE(contains(g.source, "static_cast<unsigned>(box.lo[1] / blockDim.y) + blockIdx.y,"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "), f.out, f.in, f.n);")) << g.source;
+  // No loop, no launch bounds of the runtime's, no gridDim of its own: the kernel as written.
+  EXPECT_FALSE(contains(g.source, "for (")) << g.source;
+  EXPECT_FALSE(contains(g.source, "__launch_bounds__")) << g.source;
+  EXPECT_FALSE(contains(g.source, "lightning_grid_dim")) << g.source;
+  EXPECT_TRUE(contains(g.source, "lightning::jit::PortedLaunch lightning_launch;  // bytes [72, "))
+      << g.source;
   EXPECT_TRUE(contains(g.source, "static_assert(sizeof(int32_t) == 4 && 64 % alignof(int32_t)"))
       << g.source;
   compile(g);
 }
 
+// Rodinia HotSpot's shape: 16x16 blocks over a 2-D grid, a shared-memory tile with barriers,
+// __launch_bounds__ on the function (moved to the entry point), gridDim (the whole grid's).
+TEST(KernelCodegen, PortedTwoDimensionalKernelWithSharedMemoryAndLaunchBounds) {
+  const KernelInfo info = ported_info(
+      "tile_sum", {CudaParam::array<float>("out", 2), CudaParam::array<float>("in", 2)},
+      "#define TILE 16\n"
+      "/* __launch_bounds__(1024) in a comment is not the kernel's */\n"
+      "__device__ void __launch_bounds__(TILE * TILE, 2)\n"
+      "tile_sum(dim3 blockIdx, lightning::Matrix<float> out, const lightning::Matrix<float> in) {\n"
+      "  __shared__ float tile[TILE][TILE];\n"
+      "  const int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;\n"
+      "  tile[threadIdx.y][threadIdx.x] = in(y, x);\n"
+      "  __syncthreads();\n"
+      "  const float last = gridDim.x * gridDim.y;\n"
+      "  out(y, x) = tile[threadIdx.x][threadIdx.y] + last;\n"
+      "}\n");
+  const GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_TRUE(
+      contains(g.source, "__global__ void __launch_bounds__(TILE * TILE, 2) lightning_entry"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "/* __launch_bounds__(1024) in a comment")) << g.source;
+  EXPECT_TRUE(contains(g.source, "#define gridDim lightning_grid_dim")) << g.source;
+  EXPECT_TRUE(contains(g.source, "lightning_grid_dim = make_uint3(f.lightning_launch.grid[0]"))
+      << g.source;
+  compile(g, "2-D tile with shared memory");
+}
+
+TEST(KernelCodegen, PortedKernelWithDynamicSharedMemoryAndWarpIntrinsics) {
+  const KernelInfo info = ported_info(
+      "block_sum", {CudaParam::array<float>("sums", 1), CudaParam::array<float>("in", 1)},
+      "__device__ void block_sum(dim3 blockIdx, lightning::Vector<float> sums,\n"
+      "                          const lightning::Vector<float> in) {\n"
+      "  extern __shared__ float warp_sums[];\n"
+      "  float v = in[blockIdx.x * blockDim.x + threadIdx.x];\n"
+      "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);\n"
+      "  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;\n"
+      "  __syncthreads();\n"
+      "  if (threadIdx.x == 0) {\n"
+      "    float s = 0;\n"
+      "    for (unsigned w = 0; w < blockDim.x / 32; ++w) s += warp_sums[w];\n"
+      "    atomicAdd(&sums[0], s);\n"
+      "  }\n"
+      "}\n");
+  compile(generate_kernel(info, {}), "dynamic shared memory");
+}
+
 // A ported kernel over CUDA's vector types (cuda-samples' Black-Scholes takes float2 arrays):
 // the parameter struct holds DeviceArray<float2>, the body uses the lanes.
 TEST(KernelCodegen, PortedKernelsTakeArraysOfVectorTypes) {
-  struct Params {
-    ArrayHandle<lightning::float2, 1> out;
-    ArrayHandle<const lightning::float4, 1> in;
-    int32_t n;
-  };
-  KernelInfo info;
-  info.name = "ported::lanes";
-  info.functor_size = sizeof(Params);
-  info.description.signature.add_array("out", DataType::kFloat2, 1)
-      .add_array("in", DataType::kFloat4, 1)
-      .add_scalar("n", DataType::kInt32);
-  info.device.kind = DeviceCodeKind::kPorted;
-  info.device.function = "lanes";
-  info.device.param_offsets = {offsetof(Params, out), offsetof(Params, in), offsetof(Params, n)};
-  info.device.source =
-      "__device__ void lanes(dim3 blockIdx, lightning::Vector<float2> out,\n"
-      "                      const lightning::Vector<float4> in, int n) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  if (i < n) out[i] = make_float2(in[i].x + in[i].y, in[i].z * in[i].w);\n"
-      "}\n";
+  const KernelInfo info =
+      ported_info("lanes",
+                  {CudaParam::array<lightning::float2>("out", 1),
+                   CudaParam::array<lightning::float4>("in", 1), CudaParam::scalar<int>("n")},
+                  "__device__ void lanes(dim3 blockIdx, lightning::Vector<float2> out,\n"
+                  "                      const lightning::Vector<float4> in, int n) {\n"
+                  "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "  if (i < n) out[i] = make_float2(in[i].x + in[i].y, in[i].z * in[i].w);\n"
+                  "}\n");
   const GeneratedKernel g = generate_kernel(info, {});
   EXPECT_TRUE(contains(g.source, "lightning::DeviceArray<float2, 1> out;")) << g.source;
   EXPECT_TRUE(contains(g.source, "lightning::DeviceArray<float4, 1> in;")) << g.source;
@@ -395,24 +434,13 @@ TEST(KernelCodegen, CheckedModeCompilesEveryAccessThroughTheCheckedRegion) {
 
   compile(generate_kernel(transpose_info(), checked), "checked transpose");
 
-  struct Params {
-    ArrayHandle<float, 1> out;
-    ArrayHandle<const float, 1> in;
-  };
-  KernelInfo ported;
-  ported.name = "ported::copy";
-  ported.functor_size = sizeof(Params);
-  ported.description.signature.add_array("out", DataType::kFloat32, 1)
-      .add_array("in", DataType::kFloat32, 1);
-  ported.device.kind = DeviceCodeKind::kPorted;
-  ported.device.function = "copy";
-  ported.device.param_offsets = {offsetof(Params, out), offsetof(Params, in)};
-  ported.device.source =
-      "__device__ void copy(dim3 blockIdx, lightning::Vector<float> out,\n"
-      "                     const lightning::Vector<float> in) {\n"
-      "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-      "  out[i] = in[i];\n"
-      "}\n";
+  const KernelInfo ported =
+      ported_info("copy", {CudaParam::array<float>("out", 1), CudaParam::array<float>("in", 1)},
+                  "__device__ void copy(dim3 blockIdx, lightning::Vector<float> out,\n"
+                  "                     const lightning::Vector<float> in) {\n"
+                  "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "  out[i] = in[i];\n"
+                  "}\n");
   compile(generate_kernel(ported, checked), "checked ported copy");
 }
 

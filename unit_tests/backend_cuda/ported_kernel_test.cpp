@@ -1,6 +1,6 @@
 // Ported CUDA kernels through the public API, on emulated host devices (no GPU needed):
-// registration layout, argument checks, and the clear error when a launch reaches a host
-// device.
+// registration layout, argument and launch-shape checks, and the clear error when a kernel
+// without host code reaches a host device. (The CUDA shim: cuda_shim_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -25,9 +25,10 @@ TEST(PortedKernel, PackedLayoutFollowsTheParameters) {
        CudaParam::scalar<short>("s")},
       "global i => write out[i]");
   // int at 0, a rank-1 handle (32 bytes) at 8, double at 40, a rank-2 handle (48) at 48,
-  // short at 96; 98 rounded to 104.
+  // short at 96; then the launch shape (32 bytes) at 98 rounded to 104.
   EXPECT_EQ(info.device.param_offsets, (std::vector<size_t>{0, 8, 40, 48, 96}));
-  EXPECT_EQ(info.functor_size, 104u);
+  EXPECT_EQ(info.device.launch_offset, 104u);
+  EXPECT_EQ(info.functor_size, 136u);
   ASSERT_EQ(info.description.arrays.size(), 2u);
   EXPECT_EQ(info.description.arrays[1].byte_offset, 48u);
   EXPECT_EQ(info.description.arrays[1].rank, 2);
@@ -74,26 +75,72 @@ TEST(PortedKernel, ArgumentsAreCheckedAgainstTheParameters) {
       << message(1024, a, d);
   EXPECT_NE(message(a, a, a).find("argument 'n': a scalar is declared"), std::string::npos);
   EXPECT_NE(message(1024, 5, a).find("argument 'output': an array is declared"), std::string::npos);
+}
+
+// A kernel with launch bounds, registered like an application's.
+const lightning::CudaKernel kBounded(
+    "test::bounded",
+    "__device__ void __launch_bounds__(128, 4) bounded(dim3 blockIdx, lightning::Matrix<float> m) "
+    "{\n"
+    "  m(blockIdx.y * blockDim.y + threadIdx.y, blockIdx.x * blockDim.x + threadIdx.x) = 1;\n"
+    "}\n",
+    "bounded", {CudaParam::array<float>("m", 2)}, "global [x, y] => write m[y, x]");
+
+TEST(PortedKernel, LaunchShapesNoDeviceAllowsAreRefusedNamingTheLimit) {
+  lightning::View<float**> m("m", 64, 64);
+  auto message = [&](const lightning::CudaLaunch& config) {
+    try {
+      kBounded.launch(config, lightning::work::block(1, 16), m);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kInvalidArgument);
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto refused = [&](const lightning::CudaLaunch& config, const std::string& part) {
+    const std::string what = message(config);
+    EXPECT_NE(what.find("ported CUDA kernel 'test::bounded': " + part), std::string::npos) << what;
+  };
+  refused({{2, 2}, {64, 32}}, "a block (64, 32) of 2048 threads is more than 1024");
+  refused({{2, 2}, {16, 16}},
+          "a block (16, 16) of 256 threads is more than the kernel's "
+          "__launch_bounds__ allow (128)");
+  refused({{2, 70000}, {8, 8}}, "a grid of 70000 blocks along y is more than 65535");
+  refused({{1, 1, 1}, {1, 1, 128}}, "a block of 128 threads along z is more than 64");
+  refused({{0, 4}, {8, 8}}, "a launch of grid (0, 4, 1) of blocks (8, 8, 1): every extent");
+  refused({{4, 4}, {8, -8}}, "a launch of grid (4, 4, 1) of blocks (8, -8, 1): every extent");
+}
+
+TEST(PortedKernel, SuperblocksCuttingThroughBlocksAreRefused) {
+  lightning::View<float**> m("m", 64, 64);
   try {
-    stencil.launch(8, 128, work, 1024, a, a);
-    FAIL() << "blocks of 128 threads were accepted";
+    using lightning::Point;
+    using lightning::Rect;
+    const lightning::DeviceId d0(0);
+    kBounded.launch({{8, 8}, {8, 8}},
+                    lightning::work::explicit_list({{Rect(Point{0, 0}, Point{64, 12}), d0},
+                                                    {Rect(Point{0, 12}, Point{64, 64}), d0}}),
+                    m);
+    lightning::fence();
+    FAIL() << "superblocks of 12 rows of blocks of 8 were accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("blocks of 128 threads"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("multiple of the block size"), std::string::npos)
+        << e.what();
   }
 }
 
-TEST(PortedKernel, ALaunchOnHostDevicesFailsClearlyAtTheFence) {
-  lightning::View<float*> in("in", 4096);
-  lightning::View<float*> out("out", 4096);
-  ported::stencil_kernel().launch(16, 256, lightning::work::block(1024), 4096, out, in);
+TEST(PortedKernel, ALaunchOnHostDevicesWithoutHostCodeFailsClearlyAtTheFence) {
+  lightning::View<float**> m("m", 64, 64);
+  kBounded.launch({{8, 8}, {8, 8}}, lightning::work::block(1, 16), m);
   try {
     lightning::fence();
-    FAIL() << "a ported kernel ran on a host device";
+    FAIL() << "a ported kernel without host code ran on a host device";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kTask);
     const std::string what = e.what();
-    EXPECT_NE(what.find("ported::stencil"), std::string::npos) << what;
-    EXPECT_NE(what.find("GPU devices only"), std::string::npos) << what;
+    EXPECT_NE(what.find("test::bounded"), std::string::npos) << what;
+    EXPECT_NE(what.find("has GPU code only"), std::string::npos) << what;
+    EXPECT_NE(what.find("lightning::on_host<function>()"), std::string::npos) << what;
   }
 }
 

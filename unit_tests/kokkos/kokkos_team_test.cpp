@@ -19,6 +19,7 @@ using lk_test::Exec;
 using lk_test::KView;
 using lk_test::LView;
 using lk_test::on_gpus;
+using lk_test::to_host;
 using Serial = Kokkos::Serial;
 
 template <class Space>
@@ -234,13 +235,6 @@ class KokkosTeams : public ::testing::Test {
     if (on_gpus()) GTEST_SKIP() << "team kernels run on host devices only in this version";
   }
 };
-
-template <class T>
-KView<T> to_host(const LView<T>& v) {
-  auto m = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(m, v);
-  return m;
-}
 
 TEST_F(KokkosTeams, YAxOverRandomLeaguesAndTeamsMatchesSerial) {
   std::mt19937 rng(7);

@@ -25,6 +25,14 @@ using KView = Kokkos::View<D, Kokkos::LayoutRight, Kokkos::HostSpace>;
 template <class D>
 using LView = lightning::View<D>;
 
+/// A host copy of a distributed View.
+template <class T>
+KView<T> to_host(const LView<T>& v) {
+  auto m = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(m, v);
+  return m;
+}
+
 template <class X, class Y>
 struct Saxpy {
   X x;

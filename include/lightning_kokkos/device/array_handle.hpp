@@ -53,6 +53,14 @@ LIGHTNING_INLINE constexpr unsigned long long array_handle_size(int rank) {
   return 16 + 16 * static_cast<unsigned long long>(rank);
 }
 
+/// The handle's data pointer with its chunk offset folded in: `data - offset` elements of
+/// `element_bytes`, computed on integers (modulo 2^64: it may point outside the chunk), so
+/// that `folded[i]` is global element i. What GPU code indexes (cuda::fold_chunk_offsets).
+LIGHTNING_INLINE constexpr uint64_t folded_data(uint64_t data, int64_t offset,
+                                                uint64_t element_bytes) {
+  return data - static_cast<uint64_t>(offset) * element_bytes;
+}
+
 static_assert(sizeof(ArrayHandle<float, 1>) == array_handle_size(1) &&
                   sizeof(ArrayHandle<double, 2>) == array_handle_size(2) &&
                   sizeof(ArrayHandle<int, 3>) == array_handle_size(3),

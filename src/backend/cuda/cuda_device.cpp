@@ -1,6 +1,7 @@
 #include "backend/cuda/cuda_device.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <optional>
@@ -10,9 +11,11 @@
 #include "core/error.hpp"
 #include "core/size_text.hpp"
 #include "kernel/array_binding.hpp"
+#include "kernel/ported_launch.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/checked_region.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
+#include "lightning_kokkos/device/ported_launch.hpp"
 #include "planner/task_failure.hpp"
 
 namespace lightning::cuda {
@@ -320,6 +323,21 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
     f.cover = nullptr;
   else
     api_.check(cover, "cuModuleGetFunction", where);
+  api_.check(
+      api_.cuFuncGetAttribute(&f.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.general),
+      "cuFuncGetAttribute", where);
+  api_.check(
+      api_.cuFuncGetAttribute(&f.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f.general),
+      "cuFuncGetAttribute", where);
+  if (kernel.device.kind == kernel::DeviceCodeKind::kPorted) {
+    // Ported launches may ask for dynamic shared memory beyond the 48 KiB every kernel gets;
+    // allow each as much as the GPU has, so the launch alone decides.
+    const int dynamic = g.max_shared_per_block_optin - f.static_shared;
+    if (dynamic > 0)
+      api_.check(api_.cuFuncSetAttribute(f.general, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         dynamic),
+                 "cuFuncSetAttribute", where);
+  }
   functions_[key] = f;
   return f;
 }
@@ -352,6 +370,7 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     }
     return;
   }
+  if (info.device.kind == kernel::DeviceCodeKind::kPorted) return issue_ported(run, functions, box);
   const bool reduction = run.partial != nullptr;
   const int64_t blocks = grid_blocks(volume, reduction, context_.gpu().multiprocessors);
   CUdeviceptr partials = 0;
@@ -411,6 +430,42 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
                                 reinterpret_cast<CUdeviceptr>(c.value), vs, compute_),
              "cuMemcpyAsync", "while copying the value of '" + run.name + "'");
+}
+
+// A ported kernel runs as written: one CUDA block per block of the superblock, of the
+// launch's block shape and dynamic shared memory (the entry point adds the superblock's
+// first block to blockIdx).
+void CudaDevice::issue_ported(KernelRun& run, const Functions& functions,
+                              const jit::LaunchBox& box) {
+  const kernel::KernelInfo& info = *run.info;
+  jit::PortedLaunch shape{};
+  std::memcpy(&shape, run.functor.data() + info.device.launch_offset, sizeof(shape));
+  const std::array<uint32_t, 3> grid = kernel::superblock_grid(shape, run.superblock);
+  const std::string where = "while launching '" + run.name + "' (" + kernel::to_string(shape) +
+                            ") over " + run.superblock.to_string() + " on " + id_.to_string();
+  const int64_t threads = int64_t{shape.block[0]} * shape.block[1] * shape.block[2];
+  if (threads > functions.max_threads)
+    throw Error(ErrorKind::kInvalidArgument,
+                "a block of " + std::to_string(threads) + " threads is more than the " +
+                    std::to_string(functions.max_threads) + " kernel '" + info.name +
+                    "' can run per block as compiled (its registers or __launch_bounds__)\n  " +
+                    where);
+  const int64_t shared = int64_t{shape.shared_bytes} + functions.static_shared;
+  if (shared > context_.gpu().max_shared_per_block_optin)
+    throw Error(ErrorKind::kInvalidArgument,
+                std::to_string(shape.shared_bytes) + " bytes of dynamic shared memory and " +
+                    std::to_string(functions.static_shared) + " of static are more than the " +
+                    std::to_string(context_.gpu().max_shared_per_block_optin) +
+                    " a block may have on " + id_.to_string() + "\n  " + where);
+  if (!run.check)
+    kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
+                               run.functor.data());
+  CUdeviceptr partials = 0;
+  void* params[] = {run.functor.data(), const_cast<jit::LaunchBox*>(&box), &partials};
+  api_.check(api_.cuLaunchKernel(functions.general, grid[0], grid[1], grid[2], shape.block[0],
+                                 shape.block[1], shape.block[2], shape.shared_bytes, compute_,
+                                 params, nullptr),
+             "cuLaunchKernel", where);
 }
 
 // Checked mode: the records go to device memory, the handles point there; the read-only

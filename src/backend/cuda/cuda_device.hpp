@@ -18,6 +18,7 @@
 #include "backend/cuda/gpu_context.hpp"
 #include "backend/cuda/kernel_image.hpp"
 #include "backend/cuda/pinned_host_pool.hpp"
+#include "lightning_kokkos/device/launch_box.hpp"
 #include "worker/device.hpp"
 #include "worker/engine.hpp"
 
@@ -75,9 +76,12 @@ class CudaDevice final : public worker::Device {
   struct Functions {
     CUfunction general = nullptr;
     CUfunction cover = nullptr;
+    int max_threads = 0;    // per block, as compiled (registers, __launch_bounds__)
+    int static_shared = 0;  // bytes of __shared__ variables
   };
   Functions functions_for(const worker::KernelRun& run);
   void issue_launch(worker::KernelRun& run, Completion& completion);
+  void issue_ported(worker::KernelRun& run, const Functions& functions, const jit::LaunchBox& box);
   void run_checked(worker::KernelRun& run, Completion& completion);
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);

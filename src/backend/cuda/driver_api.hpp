@@ -49,6 +49,8 @@ namespace lightning::cuda {
   X(cuModuleLoadData)                      \
   X(cuModuleUnload)                        \
   X(cuModuleGetFunction)                   \
+  X(cuFuncGetAttribute)                    \
+  X(cuFuncSetAttribute)                    \
   X(cuLaunchKernel)
 
 /// The driver's entry points, looked up once per process with dlopen/dlsym.

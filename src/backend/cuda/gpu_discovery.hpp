@@ -18,6 +18,8 @@ struct GpuInfo {
   int compute_minor = 0;
   int multiprocessors = 0;
   int max_threads_per_block = 0;
+  /// Shared memory one block may have when its kernel opts in (bytes; 227 KiB on sm_90).
+  int max_shared_per_block_optin = 0;
   bool unified_addressing = false;
 };
 

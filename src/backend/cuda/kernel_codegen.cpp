@@ -9,7 +9,9 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "kernel/ported_source.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/device/ported_launch.hpp"
 
 namespace lightning::cuda {
 
@@ -308,25 +310,55 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
   if (info.reduces())
     fail(info, "ported CUDA kernels cannot reduce (write partial results to an array)");
   if (info.device.function.empty()) fail(info, "it names no __device__ function to call");
-  const std::vector<Member> members = members_of(info);
+  const kernel::PortedSource source =
+      kernel::read_ported_source(info.device.source, info.device.function);
+  std::vector<Member> members = members_of(info);
+  // The launch shape follows the parameters (jit::PortedLaunch).
+  const Member shape{"lightning_launch", "lightning::jit::PortedLaunch", info.device.launch_offset,
+                     sizeof(jit::PortedLaunch), alignof(jit::PortedLaunch)};
+  const size_t params_end = members.empty() ? 0 : members.back().offset + members.back().size;
+  if (shape.offset < params_end || shape.offset % shape.align != 0 ||
+      shape.offset + shape.size > info.functor_size)
+    fail(info, "its launch shape sits at byte " + std::to_string(shape.offset) +
+                   ", not after its parameters (byte " + std::to_string(params_end) +
+                   ") within its " + std::to_string(info.functor_size) + " bytes");
+  members.push_back(shape);
   std::ostringstream out;
   write_prelude(out, info, spec);
-  out << "\n" << info.device.source << "\n";
+  out << "#include \"lightning_kokkos/device/ported_launch.hpp\"\n";
+  if (source.uses_grid_dim)
+    out << "\n// gridDim is the whole launch's grid (this module runs one superblock of it).\n"
+        << "__shared__ uint3 lightning_grid_dim;\n#define gridDim lightning_grid_dim\n";
+  // __launch_bounds__ are blanked in the function (CUDA allows them on __global__ only) and
+  // given to the entry point below.
+  out << "\n" << source.text << "\n";
+  if (source.uses_grid_dim) out << "#undef gridDim\n";
   out << "\nnamespace lightning_generated {\n\n";
   write_struct(out, info, "Params", members, "");
   out << "\n}  // namespace lightning_generated\n\n";
-  // The user's function takes the virtual block index, then the parameters in signature
-  // order; blocks are 1-D, superblocks whole blocks (box.lo[0] is a multiple of the block).
-  out << "extern \"C\" __global__ void __launch_bounds__(" << spec.block_size << ") " << kEntryName
+  // One CUDA block per block of the superblock, launched with the kernel's block shape; the
+  // user's function takes the block's index in the whole grid, then the parameters in
+  // signature order. Superblocks are whole blocks: box.lo is a multiple of blockDim.
+  out << "extern \"C\" __global__ void ";
+  if (!source.launch_bounds.empty()) out << "__launch_bounds__(" << source.launch_bounds << ") ";
+  out << kEntryName
       << "(const lightning_generated::Params f, const lightning::jit::LaunchBox box, "
-         "void* partials) {\n"
-      << "  const int64_t first = box.lo[0] / blockDim.x;\n"
-      << "  const int64_t blocks = (box.hi[0] - box.lo[0] + blockDim.x - 1) / blockDim.x;\n"
-      << "#pragma unroll 1\n"
-      << "  for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {\n"
-      << "    " << info.device.function << "(dim3(static_cast<unsigned>(first + b), 0, 0)";
+         "void* partials) {\n";
+  if (source.uses_grid_dim)
+    out << "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n"
+        << "    lightning_grid_dim = make_uint3(f.lightning_launch.grid[0], "
+           "f.lightning_launch.grid[1], f.lightning_launch.grid[2]);\n"
+        << "  __syncthreads();\n";
+  out << "  " << info.device.function << "(dim3(";
+  for (int a = 0; a < 3; ++a) {
+    const char axis = static_cast<char>('x' + a);
+    out << (a ? ",\n" + std::string(info.device.function.size() + 8, ' ') : "")
+        << "static_cast<unsigned>(box.lo[" << a << "] / blockDim." << axis << ") + blockIdx."
+        << axis;
+  }
+  out << ")";
   for (const auto& p : info.description.signature.params) out << ", f." << p.name;
-  out << ");\n  }\n}\n";
+  out << ");\n}\n";
   return {out.str(), kEntryName, "", file_name_of(info.name)};
 }
 

@@ -1,0 +1,182 @@
+// Ported CUDA kernels of any block shape, with shared memory and barriers: on host devices
+// through the CUDA shim, on GPUs through NVRTC (the same source text), each against a
+// sequential reference; and the errors of kernels that break CUDA's rules.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "kokkos_test_kernels.hpp"
+#include "lightning_kokkos/cuda_shim.hpp"
+
+namespace {
+
+using lightning::CudaParam;
+using lk_test::LView;
+using lk_test::to_host;
+
+// A kernel's source, both as the text NVRTC compiles and as code the shim builds here.
+#define LK_PORTED_SOURCE(text_name, ...)          \
+  constexpr const char* text_name = #__VA_ARGS__; \
+  __VA_ARGS__
+
+// 8 x 4 blocks over a 2-D grid: each block reverses its tile through static shared memory.
+LK_PORTED_SOURCE(
+    kReverseSource, __device__ void reverse_tiles(dim3 blockIdx, lightning::Matrix<int> out,
+                                                  const lightning::Matrix<int> in) {
+      __shared__ int tile[4][8];
+      const int x = blockIdx.x * blockDim.x + threadIdx.x;
+      const int y = blockIdx.y * blockDim.y + threadIdx.y;
+      tile[threadIdx.y][threadIdx.x] = in(y, x);
+      __syncthreads();
+      out(y, x) = tile[blockDim.y - 1 - threadIdx.y][blockDim.x - 1 - threadIdx.x];
+    })
+
+const lightning::CudaKernel kReverse(
+    "ported_test::reverse_tiles", kReverseSource, "reverse_tiles",
+    {CudaParam::array<int>("out", 2), CudaParam::array<int>("in", 2)},
+    "block [bx, by] => read in[by * 4 : by * 4 + 3, bx * 8 : bx * 8 + 7],"
+    " write out[by * 4 : by * 4 + 3, bx * 8 : bx * 8 + 7]",
+    lightning::on_host<reverse_tiles>());
+
+// 1-D blocks: a tree sum in dynamic shared memory, atomics on shared memory, gridDim.
+LK_PORTED_SOURCE(
+    kBlockSumSource, __device__ void block_sums(dim3 blockIdx, lightning::Vector<long long> sums,
+                                                const lightning::Vector<int> in) {
+      LIGHTNING_DYNAMIC_SHARED(long long, partial);
+      __shared__ int negatives;
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (threadIdx.x == 0) negatives = 0;
+      partial[threadIdx.x] = in[i];
+      __syncthreads();
+      if (in[i] < 0) atomicAdd(&negatives, 1);
+      for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
+        __syncthreads();
+      }
+      if (threadIdx.x == 0)
+        sums[blockIdx.x] = partial[0] + 1000000 * negatives + 1000000000LL * gridDim.x;
+    })
+
+const lightning::CudaKernel kBlockSums("ported_test::block_sums", kBlockSumSource, "block_sums",
+                                       {CudaParam::array<long long>("sums", 1),
+                                        CudaParam::array<int>("in", 1)},
+                                       "block b, local t => read in[b * 64 + t], write sums[b]",
+                                       lightning::on_host<block_sums>());
+
+// 3-D blocks over a 3-D grid: every thread writes where it is.
+LK_PORTED_SOURCE(
+    kWhereSource, __device__ void where(dim3 blockIdx, lightning::Tensor<int> out) {
+      const int x = blockIdx.x * blockDim.x + threadIdx.x;
+      const int y = blockIdx.y * blockDim.y + threadIdx.y;
+      const int z = blockIdx.z * blockDim.z + threadIdx.z;
+      out(z, y, x) = x + 100 * y + 10000 * z + 1000000 * (threadIdx.x + 4 * threadIdx.y);
+    })
+
+const lightning::CudaKernel kWhere("ported_test::where", kWhereSource, "where",
+                                   {CudaParam::array<int>("out", 3)},
+                                   "global [x, y, z] => write out[z, y, x]",
+                                   lightning::on_host<where>());
+
+// Thread 0 leaves before the barrier the others wait at.
+LK_PORTED_SOURCE(
+    kLeaverSource, __device__ void leaver(dim3 blockIdx, lightning::Vector<int> out) {
+      if (threadIdx.x == 0) return;
+      __syncthreads();
+      out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+    })
+
+const lightning::CudaKernel kLeaver("ported_test::leaver", kLeaverSource, "leaver",
+                                    {CudaParam::array<int>("out", 1)}, "global i => write out[i]",
+                                    lightning::on_host<leaver>());
+
+bool on_gpus() {
+  return lk_test::on_gpus();
+}
+
+TEST(PortedBlocks, TwoDimensionalBlocksWithSharedMemoryMatchTheReference) {
+  const int gx = 5, gy = 6, rows = gy * 4, cols = gx * 8;
+  LView<int**> in("in", rows, cols), out("out", rows, cols);
+  Kokkos::View<int**, Kokkos::HostSpace> h("h", rows, cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) h(r, c) = 1000 * r + c;
+  Kokkos::deep_copy(in, h);
+  // Bands of two block rows, and tiles of 2 x 3 blocks: superblocks are boxes of blocks.
+  for (const auto& work : {lightning::work::block(1, 8), lightning::work::tiles({16, 12})}) {
+    Kokkos::deep_copy(out, 0);
+    kReverse.launch({{gx, gy}, {8, 4}}, work, out, in);
+    const auto got = to_host(out);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        const int br = r / 4 * 4, bc = c / 8 * 8;
+        ASSERT_EQ(got(r, c), h(br + 3 - (r - br), bc + 7 - (c - bc))) << r << "," << c;
+      }
+  }
+}
+
+TEST(PortedBlocks, DynamicSharedMemoryAtomicsAndGridDim) {
+  const int blocks = 9, n = blocks * 64;
+  LView<int*> in("in", n);
+  LView<long long*> sums("sums", blocks);
+  Kokkos::View<int*, Kokkos::HostSpace> h("h", n);
+  for (int i = 0; i < n; ++i) h(i) = i % 7 == 3 ? -i : 2 * i;
+  Kokkos::deep_copy(in, h);
+  kBlockSums.launch({blocks, 64, 64 * sizeof(long long)}, lightning::work::block(3 * 64), sums, in);
+  const auto got = to_host(sums);
+  for (int b = 0; b < blocks; ++b) {
+    long long sum = 0, negatives = 0;
+    for (int i = b * 64; i < (b + 1) * 64; ++i) {
+      sum += h(i);
+      negatives += h(i) < 0;
+    }
+    EXPECT_EQ(got(b), sum + 1000000 * negatives + 1000000000LL * blocks) << "block " << b;
+  }
+}
+
+TEST(PortedBlocks, ThreeDimensionalBlocksAndGrids) {
+  const int bx = 4, by = 2, bz = 2, gx = 3, gy = 2, gz = 3;
+  LView<int***> out("out", gz * bz, gy * by, gx * bx);
+  kWhere.launch({{gx, gy, gz}, {bx, by, bz}}, lightning::work::block(2, 2), out);
+  const auto got = to_host(out);
+  for (int z = 0; z < gz * bz; ++z)
+    for (int y = 0; y < gy * by; ++y)
+      for (int x = 0; x < gx * bx; ++x)
+        ASSERT_EQ(got(z, y, x), x + 100 * y + 10000 * z + 1000000 * (x % bx + 4 * (y % by)))
+            << x << "," << y << "," << z;
+}
+
+TEST(PortedBlocks, ThreadsLeavingBeforeABarrierFailTheLaunchOnHostDevices) {
+  if (on_gpus()) GTEST_SKIP() << "on a GPU such a kernel is undefined behaviour";
+  LView<int*> out("out", 256);
+  kLeaver.launch(4, 64, lightning::work::block(128), out);
+  try {
+    lightning::fence();
+    FAIL() << "the launch succeeded";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("ported_test::leaver"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("reached different barriers"), std::string::npos)
+        << e.what();
+  }
+  LView<int**> in("in", 4, 8), ok("ok", 4, 8);
+  kReverse.launch({{1, 1}, {8, 4}}, lightning::work::block(1, 4), ok, in);
+  EXPECT_EQ(to_host(ok)(0, 0), 0);  // the runtime is still usable
+}
+
+void takes_a_float(dim3, lightning::Vector<float>, int) {}
+
+TEST(PortedBlocks, HostCodeWithOtherParametersIsRefusedAtRegistration) {
+  try {
+    lightning::detail::ported_kernel_info(
+        "ported_test::mismatch", "", "takes_a_float",
+        {CudaParam::array<double>("v", 1), CudaParam::scalar<int>("n")}, "global i => write v[i]",
+        lightning::on_host<takes_a_float>());
+    FAIL() << "accepted";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 'v' is registered as a double array of 1 "
+                                         "axes, the host function takes a float array of 1 axes"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
