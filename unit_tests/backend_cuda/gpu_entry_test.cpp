@@ -19,6 +19,7 @@
 #include "cuda_test_driver.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
+#include "lightning_kokkos/device/ported_launch.hpp"
 #include "ported_kernels.hpp"
 
 namespace lightning::cuda {
@@ -236,7 +237,9 @@ TEST(GpuEntry, ReductionsWritePartialsPerBlock) {
   EXPECT_EQ(least, -2.0);
 }
 
-TEST(GpuEntry, PortedStencilWithVirtualBlocks) {
+// A ported kernel runs one CUDA block per block of its superblock (blocks 40..99 here),
+// each told its index in the whole grid.
+TEST(GpuEntry, PortedStencilRunsOneCudaBlockPerBlockOfTheSuperblock) {
   const kernel::KernelInfo& info = kernel::KernelRegistry::get(ported::stencil_kernel().id());
   const int64_t n = 1 << 16, block = 256;
   // The superblock of blocks 40..99 and its chunks: output its threads, input with a halo.
@@ -250,7 +253,9 @@ TEST(GpuEntry, PortedStencilWithVirtualBlocks) {
   std::memcpy(bytes.data() + info.device.param_offsets[0], &n32, 4);
   patch(bytes, info.device.param_offsets[1], dout, Rect(Point{lo}, Point{hi}), {n});
   patch(bytes, info.device.param_offsets[2], din, Rect(Point{lo - 1}, Point{hi + 1}), {n});
-  run(info, bytes, Rect(Point{lo}, Point{hi}), 0, 13);
+  const jit::PortedLaunch launch{{static_cast<uint32_t>(n / block), 1, 1}, {256, 1, 1}, 0, 1};
+  std::memcpy(bytes.data() + info.device.launch_offset, &launch, sizeof(launch));
+  run(info, bytes, Rect(Point{lo}, Point{hi}), 0, static_cast<unsigned>((hi - lo) / block));
   const std::vector<float> out = dout.read();
   for (int64_t i = lo; i < hi; ++i)
     ASSERT_EQ(out[i - lo], (in[i - 1] + in[i] + in[i + 1]) / 3.0f) << i;
