@@ -32,5 +32,5 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/LightningKokkosConfigVers
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/LightningKokkosConfig.cmake
               ${PROJECT_BINARY_DIR}/LightningKokkosConfigVersion.cmake
-              cmake/LightningFixKokkos.cmake
+              cmake/LightningFixKokkos.cmake cmake/LightningCompileCheck.cmake
         DESTINATION ${LIGHTNING_INSTALL_CMAKEDIR})

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -12,6 +13,7 @@
 #include "closure_check.hpp"
 #include "core/config.hpp"
 #include "core/error.hpp"
+#include "driver/compile_check.hpp"
 #include "driver/driver.hpp"
 #include "driver/join.hpp"
 #include "driver/task_error.hpp"
@@ -70,6 +72,13 @@ void initialize(int& argc, char* argv[]) {
   if (r.driver)
     throw Error(ErrorKind::kInvalidArgument, "lightning::initialize: the runtime already exists");
   Config config = Config::load_from_process(&argc, argv);
+  if (!config.compile_check.empty()) {
+    // Kernels register during static initialisation: all are known now.
+    const int status = driver::run_compile_check(config.compile_check, stdout, stderr);
+    std::fflush(stdout);
+    if (Kokkos::is_initialized()) Kokkos::finalize();
+    std::exit(status);
+  }
   // Under mpirun, ranks other than 0 serve as workers here until rank 0 finalizes, then
   // finalise Kokkos and MPI and exit: they never return into the application.
   r.driver = driver::join(config, [] {

@@ -95,6 +95,12 @@ const KeySpec kKeys[] = {
     {"jit-cache", "a directory",
      [](Config& c, std::string_view v) { c.jit_cache = std::string(v); },
      [](const Config& c) { return or_default(c.jit_cache, "(user cache directory)"); }},
+    {"compile-check", "a GPU architecture such as sm_90",
+     [](Config& c, std::string_view v) {
+       if (v.empty()) throw BadValue{};
+       c.compile_check = std::string(v);
+     },
+     [](const Config& c) { return or_default(c.compile_check, "off"); }},
     {"heartbeat-interval", "a duration such as 500ms (units us, ms, s)",
      [](Config& c, std::string_view v) {
        c.heartbeat_interval = duration_or_throw(v);

@@ -42,6 +42,10 @@ struct Config {
   std::string trace;                       ///< key `trace`: Chrome trace file; empty = off
   LogLevel log = LogLevel::kWarn;          ///< key `log`: trace, debug, info, warn, error, off
   std::string jit_cache;                   ///< key `jit-cache`: empty = the user's cache dir
+  /// Key `compile-check`: a GPU architecture (sm_90, 90 or 9.0). The runtime then compiles
+  /// every registered kernel's GPU code for it with NVRTC (no GPU needed), reports, and ends
+  /// the process: 0 when every kernel compiled. Empty: off.
+  std::string compile_check;
   /// Under MPI. Key `heartbeat-interval`: how often a rank tells the ranks watching it that it
   /// lives; key `peer-timeout`: silence after which a watched rank counts as lost.
   std::chrono::microseconds heartbeat_interval{500'000};
