@@ -7,8 +7,10 @@
 #include "ported_sources.hpp"
 
 // The kernels' functions, for host devices.
+#include "gemm.cu"
 #include "hotspot.cu"
 #include "kmeans_assign.cu"
+#include "nbody.cu"
 #include "stencil.cu"
 
 namespace ported {
@@ -50,6 +52,23 @@ const lightning::CudaKernel kHotspot(
     " write dst[by * (16 - 2 * steps) : by * (16 - 2 * steps) + 15 - 2 * steps,"
     "           bx * (16 - 2 * steps) : bx * (16 - 2 * steps) + 15 - 2 * steps]",
     lightning::on_host<hotspot>());
+
+const lightning::CudaKernel kNbody("ported::nbody", ported_sources::kNbody, "nbody_accelerations",
+                                   {CudaParam::scalar<int>("n"),
+                                    CudaParam::scalar<float>("softening2"),
+                                    CudaParam::array<lightning::float4>("bodies", 1),
+                                    CudaParam::array<lightning::float4>("accelerations", 1)},
+                                   "global i => read bodies[:], write accelerations[i]",
+                                   lightning::on_host<nbody_accelerations>());
+
+// Thread (x, y) computes C(y, x): it reads row y of A and column x of B.
+const lightning::CudaKernel kGemm("ported::gemm", ported_sources::kGemm, "gemm_tiled",
+                                  {CudaParam::scalar<int>("m"), CudaParam::scalar<int>("n"),
+                                   CudaParam::scalar<int>("k"), CudaParam::array<float>("A", 2),
+                                   CudaParam::array<float>("B", 2),
+                                   CudaParam::array<float>("C", 2)},
+                                  "global [x, y] => read A[y, :], read B[:, x], write C[y, x]",
+                                  lightning::on_host<gemm_tiled>());
 }  // namespace
 
 const lightning::CudaKernel& stencil_kernel() {
@@ -60,6 +79,12 @@ const lightning::CudaKernel& kmeans_assign_kernel() {
 }
 const lightning::CudaKernel& hotspot_kernel() {
   return kHotspot;
+}
+const lightning::CudaKernel& nbody_kernel() {
+  return kNbody;
+}
+const lightning::CudaKernel& gemm_kernel() {
+  return kGemm;
 }
 
 }  // namespace ported

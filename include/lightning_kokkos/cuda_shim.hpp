@@ -51,6 +51,10 @@
 #include "lightning_kokkos/internal/kernel/host_team.hpp"
 #include "lightning_kokkos/internal/kernel/packed_parameters.hpp"
 
+// CUDA source that nvcc takes silently: int compared with threadIdx's unsigned. (GCC cannot
+// silence `#pragma unroll` from here: build such sources with -Wno-unknown-pragmas.)
+#pragma GCC diagnostic ignored "-Wsign-compare"
+
 #define __device__
 #define __host__
 #define __global__

@@ -47,8 +47,7 @@ TEST(CompileCheck, EveryKernelIsCompiledAndFailuresNameTheKernel) {
       broken = true;
       EXPECT_FALSE(r.compiled);
       EXPECT_NE(r.error.find("check::broken"), std::string::npos) << r.error;
-      EXPECT_NE(r.error.find("identifier \"nowhere\" is undefined"), std::string::npos)
-          << r.error;
+      EXPECT_NE(r.error.find("identifier \"nowhere\" is undefined"), std::string::npos) << r.error;
       EXPECT_NE(r.error.find("v[0] = nowhere;"), std::string::npos) << r.error;  // its line
     }
   }
