@@ -88,6 +88,8 @@ kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string
         fail("parameter '" + params[p].name + "' is registered as a " + describe(params[p]) +
              ", the host function takes a " + describe(host.params[p]));
     info.run_host = host.run;
+    // Its arrays are DeviceArrays, which follow checked handles on the host too.
+    info.takes_checked_handles = true;
   }
   info.device.kind = kernel::DeviceCodeKind::kPorted;
   info.device.source = source;

@@ -244,8 +244,14 @@ namespace {
 
 void* unbound_element(const ArrayControl* control, const void* handle, int rank, int64_t i,
                       int64_t j, int64_t k) {
-  if (!worker::is_checked_handle(handle)) null_element_access(control);
   const Point index = rank == 1 ? Point{i} : rank == 2 ? Point{i, j} : Point{i, j, k};
+  if (!control && !worker::is_checked_handle(handle))  // a ported kernel's array
+    throw Error(ErrorKind::kInvalidArgument,
+                "element " + index.to_string() +
+                    " of an array whose annotation rule gives this superblock none of its "
+                    "elements: check the rule (the order of its indices above all: axis 0 of "
+                    "a ported launch is x)");
+  if (!worker::is_checked_handle(handle)) null_element_access(control);
   return worker::checked_element(handle, index);
 }
 

@@ -130,7 +130,9 @@ struct HostCall<void (*)(dim3, P...)> {
   static T load(const unsigned char* at) {
     T value;
     std::memcpy(static_cast<void*>(&value), at, sizeof(T));
+    // A checked handle (checked mode) has no data: its offset is its CheckedRegion.
     if constexpr (!std::is_arithmetic_v<T>) {
+      if (value.handle.data == nullptr) return value;
       using E = typename T::value_type;
       const uint64_t folded = folded_data(reinterpret_cast<uint64_t>(value.handle.data),
                                           value.handle.offset, sizeof(E));

@@ -125,7 +125,11 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
       {"app", "--lightning-devcies=host:2"}, {},
       "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
       "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
-      "jit-cache, heartbeat-interval, peer-timeout, direct-receive-wait, check-access)");
+      "jit-cache, compile-check, heartbeat-interval, peer-timeout, direct-receive-wait, "
+      "check-access)");
+  expect_config_error({"app", "--lightning-compile-check="}, {},
+                      "bad value '' for --lightning-compile-check: expected a GPU architecture "
+                      "such as sm_90");
   expect_config_error({"app", "--lightning-peer-timeout=5"}, {},
                       "bad value '5' for --lightning-peer-timeout: expected a duration such as 5s "
                       "(units us, ms, s)");

@@ -71,32 +71,7 @@ struct WritesAhead {
       })
 };
 
-/// A ported CUDA kernel reading in[i + 1] under `read in[i]` (GPUs only: ported kernels do
-/// not run on host devices).
-const lightning::CudaKernel ported_reads_ahead(
-    "checked_test::reads_ahead",
-    "__device__ void reads_ahead(dim3 blockIdx, lightning::Vector<float> out,\n"
-    "                            const lightning::Vector<float> in, int n) {\n"
-    "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) out[i] = in[i] + (i + 1 < n ? in[i + 1] : 0.0f);\n"
-    "}\n",
-    "reads_ahead",
-    {lightning::CudaParam::array<float>("out", 1), lightning::CudaParam::array<float>("in", 1),
-     lightning::CudaParam::scalar<int>("n")},
-    "global i => read in[i], write out[i]");
-
-TEST(KokkosCheckedAccess, APortedKernelReadingPastItsRegionIsFoundOnGpus) {
-  if (!on_gpus()) GTEST_SKIP() << "ported kernels run on GPU devices only";
-  const int n = 1024;
-  LView<float*> in("samples", n), out("sums", n);
-  Kokkos::deep_copy(in, 1.0f);
-  ported_reads_ahead.launch(n / 256, 256, lightning::work::block(256), out, in, n);
-  const std::string e = fence_error();
-  ASSERT_FALSE(e.empty()) << "an under-declared read passed in checked mode on a GPU";
-  EXPECT_TRUE(has(e, "kernel 'checked_test::reads_ahead'")) << e;
-  EXPECT_TRUE(has(e, "View 'samples' (parameter 'in'): element (")) << e;
-  EXPECT_TRUE(has(e, "that the annotation declares to read")) << e;
-}
+// (Ported kernels in checked mode: kokkos_ported_blocks_test.cpp.)
 
 TEST(KokkosCheckedAccess, ReadPastTheDeclaredRegionNamesViewElementAndRule) {
   const int n = 1024;

@@ -90,8 +90,43 @@ const lightning::CudaKernel kLeaver("ported_test::leaver", kLeaverSource, "leave
                                     {CudaParam::array<int>("out", 1)}, "global i => write out[i]",
                                     lightning::on_host<leaver>());
 
+// Reads in[i + 1] under `read in[i]`: checked mode finds it on every device.
+LK_PORTED_SOURCE(
+    kReadsAheadSource,
+    __device__ void reads_ahead(dim3 blockIdx, lightning::Vector<float> out,
+                                const lightning::Vector<float> in, int n) {
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) out[i] = in[i] + (i + 1 < n ? in[i + 1] : 0.0f);
+    })
+
+const lightning::CudaKernel kReadsAhead("ported_test::reads_ahead", kReadsAheadSource,
+                                        "reads_ahead",
+                                        {CudaParam::array<float>("out", 1),
+                                         CudaParam::array<float>("in", 1),
+                                         CudaParam::scalar<int>("n")},
+                                        "global i => read in[i], write out[i]",
+                                        lightning::on_host<reads_ahead>());
+
 bool on_gpus() {
   return lk_test::on_gpus();
+}
+
+TEST(PortedBlocks, CheckedModeFindsAReadPastTheAnnotationOnEveryDevice) {
+  if (!lightning::checks_accesses()) GTEST_SKIP() << "checked mode is off";
+  const int n = 1024;
+  LView<float*> in("samples", n), out("sums", n);
+  Kokkos::deep_copy(in, 1.0f);
+  kReadsAhead.launch(n / 256, 256, lightning::work::block(256), out, in, n);
+  std::string e;
+  try {
+    lightning::fence();
+  } catch (const lightning::Error& error) {
+    e = error.what();
+  }
+  ASSERT_FALSE(e.empty()) << "an under-declared read passed in checked mode";
+  EXPECT_NE(e.find("kernel 'ported_test::reads_ahead'"), std::string::npos) << e;
+  EXPECT_NE(e.find("View 'samples' (parameter 'in'): element ("), std::string::npos) << e;
+  EXPECT_NE(e.find("that the annotation declares to read"), std::string::npos) << e;
 }
 
 TEST(PortedBlocks, TwoDimensionalBlocksWithSharedMemoryMatchTheReference) {

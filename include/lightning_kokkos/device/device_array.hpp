@@ -10,6 +10,15 @@
 
 namespace lightning {
 
+#if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)
+namespace detail {
+struct ArrayControl;
+// Host code: an access through a handle without data (lightning/view.hpp has the contract).
+void* unbound_element(const ArrayControl* control, const void* handle, int rank, int64_t i,
+                      int64_t j, int64_t k);
+}  // namespace detail
+#endif
+
 /// A rank-`Rank` array in GPU code, indexed with global coordinates. Same bytes as
 /// ArrayHandle<T, Rank> (the runtime patches them per chunk), so it stands in for a
 /// lightning::View member of a functor and for a ported kernel's array parameter.
@@ -30,27 +39,15 @@ struct DeviceArray {
 
   LIGHTNING_INLINE T& operator()(int64_t i) const {
     static_assert(Rank == 1, "rank-1 array: one index");
-#ifdef LIGHTNING_CHECKED_ACCESS
-    return checked(i, 0, 0);
-#else
-    return handle.data[i];
-#endif
+    return element(i, i, 0, 0);
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j) const {
     static_assert(Rank == 2, "rank-2 array: two indices");
-#ifdef LIGHTNING_CHECKED_ACCESS
-    return checked(i, j, 0);
-#else
-    return handle.data[i * handle.stride[0] + j];
-#endif
+    return element(i * handle.stride[0] + j, i, j, 0);
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j, int64_t k) const {
     static_assert(Rank == 3, "rank-3 array: three indices");
-#ifdef LIGHTNING_CHECKED_ACCESS
-    return checked(i, j, k);
-#else
-    return handle.data[i * handle.stride[0] + j * handle.stride[1] + k];
-#endif
+    return element(i * handle.stride[0] + j * handle.stride[1] + k, i, j, k);
   }
   /// Checked mode (the runtime compiles the kernel with LIGHTNING_CHECKED_ACCESS): the
   /// handle's offset field holds a CheckedRegion in device memory, which finds the element
@@ -60,6 +57,9 @@ struct DeviceArray {
   }
   /// `a[i]`, as a ported kernel indexed its raw pointer (rank 1).
   LIGHTNING_INLINE T& operator[](int64_t i) const {
+    static_assert(Rank == 1,
+                  "a[i] indexes a rank-1 array (lightning::Vector); index a Matrix as m(i, j) and "
+                  "a Tensor as t(i, j, k), with global coordinates");
     return (*this)(i);
   }
 
@@ -74,6 +74,24 @@ struct DeviceArray {
     uint64_t n = 1;
     for (int a = 0; a < Rank; ++a) n *= static_cast<uint64_t>(handle.extent[a]);
     return n;
+  }
+
+ private:
+  // Element `linear` of the folded data, or (i, j, k) through the handle's CheckedRegion.
+  LIGHTNING_INLINE T& element(int64_t linear, int64_t i, int64_t j, int64_t k) const {
+#if defined(LIGHTNING_CHECKED_ACCESS)
+    (void)linear;
+    return checked(i, j, k);
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    (void)i, (void)j, (void)k;
+    return handle.data[linear];
+#else
+    // Host code (the CUDA shim on host devices): a handle without data is a checked one
+    // (checked mode: its offset holds the CheckedRegion) or one the superblock was given no
+    // elements of (an error naming the access, not a crash).
+    if (handle.data) return handle.data[linear];
+    return *static_cast<T*>(detail::unbound_element(nullptr, &handle, Rank, i, j, k));
+#endif
   }
 };
 
