@@ -40,8 +40,7 @@ class ScratchMemorySpace<lightning::Distributed> {
 
   ScratchMemorySpace() = default;
   template <class Int>
-  ScratchMemorySpace(void* level0, const Int& size0, void* level1 = nullptr,
-                     const Int& size1 = 0)
+  ScratchMemorySpace(void* level0, const Int& size0, void* level1 = nullptr, const Int& size1 = 0)
       : begin_{static_cast<char*>(level0), static_cast<char*>(level1)},
         iter_{static_cast<char*>(level0), static_cast<char*>(level1)},
         end_{static_cast<char*>(level0) + size0, static_cast<char*>(level1) + size1} {}

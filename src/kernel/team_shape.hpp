@@ -13,7 +13,7 @@ namespace lightning::kernel {
 /// the limits of a GPU thread block (a team is one block there).
 struct TeamLimits {
   static constexpr int kMaxThreads = BlockLimits::kMaxThreads;  ///< team size × vector length
-  static constexpr int kMaxVectorLength = 32;                 ///< a warp; a power of two
+  static constexpr int kMaxVectorLength = 32;                   ///< a warp; a power of two
   /// bytes per team: shared memory
   static constexpr uint64_t kMaxScratch0 = BlockLimits::kSharedWithoutOptIn;
   static constexpr uint64_t kMaxScratch1 = 20 * 1024 * 1024;  ///< bytes per team

@@ -92,9 +92,8 @@ const lightning::CudaKernel kLeaver("ported_test::leaver", kLeaverSource, "leave
 
 // Reads in[i + 1] under `read in[i]`: checked mode finds it on every device.
 LK_PORTED_SOURCE(
-    kReadsAheadSource,
-    __device__ void reads_ahead(dim3 blockIdx, lightning::Vector<float> out,
-                                const lightning::Vector<float> in, int n) {
+    kReadsAheadSource, __device__ void reads_ahead(dim3 blockIdx, lightning::Vector<float> out,
+                                                   const lightning::Vector<float> in, int n) {
       const int i = blockIdx.x * blockDim.x + threadIdx.x;
       if (i < n) out[i] = in[i] + (i + 1 < n ? in[i + 1] : 0.0f);
     })

@@ -67,9 +67,7 @@ struct DeviceArray {
   LIGHTNING_INLINE uint64_t extent(int axis) const {
     return axis < Rank ? static_cast<uint64_t>(handle.extent[axis]) : 1;
   }
-  LIGHTNING_INLINE int extent_int(int axis) const {
-    return static_cast<int>(extent(axis));
-  }
+  LIGHTNING_INLINE int extent_int(int axis) const { return static_cast<int>(extent(axis)); }
   LIGHTNING_INLINE uint64_t size() const {
     uint64_t n = 1;
     for (int a = 0; a < Rank; ++a) n *= static_cast<uint64_t>(handle.extent[a]);
