@@ -19,8 +19,10 @@
 //   hotspot.launch({{gx, gy}, {16, 16}}, lightning::work::block(1, rows), ...);  // 2-D
 //
 // Construct kernels at namespace scope (static initialisation), like LIGHTNING_KERNEL, so
-// every process of a program registers the same kernels. GPU devices only: a launch whose
-// superblocks land on an emulated host device fails its tasks, reported at the next fence.
+// every process of a program registers the same kernels. They run on GPUs through NVRTC, and
+// on emulated host devices when registered with lightning::on_host<function>() (the CUDA
+// shim, lightning_kokkos/cuda_shim.hpp); without it a superblock placed on a host device
+// fails its task, reported at the next fence.
 #pragma once
 
 #include <cstdint>
