@@ -48,29 +48,38 @@ kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string
   info.name = name;
   info.description.annotation = annotation;
   size_t at = 0;
+  int index = 0;  // of the parameter in the signature (constants are not parameters)
+  std::vector<CudaParam> arguments;
   for (size_t p = 0; p < params.size(); ++p) {
     const CudaParam& param = params[p];
     if (param.name.empty()) fail("parameter " + std::to_string(p) + " has no name");
-    if (info.description.signature.find(param.name) >= 0)
+    if (info.description.signature.find(param.name) >= 0 ||
+        std::any_of(info.description.signature.constants.begin(),
+                    info.description.signature.constants.end(),
+                    [&](const auto& c) { return c.name == param.name; }))
       fail("two parameters are called '" + param.name + "'");
+    if (param.is_constant) {
+      info.description.signature.add_constant(param.name, param.value);
+      continue;
+    }
+    arguments.push_back(param);
     size_t size = 0;
     size_t align = 0;
     if (param.rank == 0) {
       size = align = size_of(param.type);
       info.description.signature.add_scalar(param.name, param.type);
       if (is_integral(param.type))
-        info.description.scalars.push_back(
-            {static_cast<int>(p), kernel::packed_offset(at, align), param.type});
+        info.description.scalars.push_back({index, kernel::packed_offset(at, align), param.type});
     } else if (param.rank >= 1 && param.rank <= 3) {
       size = static_cast<size_t>(array_handle_size(param.rank));
       align = kernel::kPackedArrayAlignment;
       info.description.signature.add_array(param.name, param.type, param.rank);
-      info.description.arrays.push_back(
-          {static_cast<int>(p), kernel::packed_offset(at, align), param.rank});
+      info.description.arrays.push_back({index, kernel::packed_offset(at, align), param.rank});
     } else {
       fail("array '" + param.name + "' has rank " + std::to_string(param.rank) +
            " (1 to 3 axes, or 0 for a scalar)");
     }
+    ++index;
     at = kernel::packed_offset(at, align);
     info.device.param_offsets.push_back(at);
     at += size;
@@ -79,13 +88,13 @@ kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string
   info.functor_size = info.device.launch_offset + sizeof(jit::PortedLaunch);
   info.run_host = &ported_kernel_on_host;
   if (host.run) {
-    if (host.params.size() != params.size())
+    if (host.params.size() != arguments.size())
       fail("its host function takes " + std::to_string(host.params.size()) +
-           " parameters after the block index, " + std::to_string(params.size()) +
+           " parameters after the block index, " + std::to_string(arguments.size()) +
            " are registered");
-    for (size_t p = 0; p < params.size(); ++p)
-      if (host.params[p].type != params[p].type || host.params[p].rank != params[p].rank)
-        fail("parameter '" + params[p].name + "' is registered as a " + describe(params[p]) +
+    for (size_t p = 0; p < arguments.size(); ++p)
+      if (host.params[p].type != arguments[p].type || host.params[p].rank != arguments[p].rank)
+        fail("parameter '" + arguments[p].name + "' is registered as a " + describe(arguments[p]) +
              ", the host function takes a " + describe(host.params[p]));
     info.run_host = host.run;
     // Its arrays are DeviceArrays, which follow checked handles on the host too.
@@ -101,9 +110,11 @@ kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string
 
 CudaKernel::CudaKernel(std::string name, std::string source, std::string function,
                        std::vector<CudaParam> params, std::string annotation, PortedHostCode host)
-    : name_(std::move(name)), params_(std::move(params)) {
+    : name_(std::move(name)) {
   kernel::KernelInfo info =
-      detail::ported_kernel_info(name_, source, function, params_, annotation, host);
+      detail::ported_kernel_info(name_, source, function, params, annotation, host);
+  for (CudaParam& p : params)
+    if (!p.is_constant) params_.push_back(std::move(p));
   offsets_ = info.device.param_offsets;
   launch_offset_ = info.device.launch_offset;
   functor_size_ = info.functor_size;

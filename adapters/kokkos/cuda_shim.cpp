@@ -25,16 +25,19 @@ void run_blocks(const jit::PortedLaunch& launch, const Rect& superblock,
     first[a] = static_cast<unsigned>(superblock.lo()[a] / launch.block[a]);
   const int threads = static_cast<int>(launch.block[0] * launch.block[1] * launch.block[2]);
   std::lock_guard<std::mutex> hold(block_lock());
-  kernel::run_host_team(threads, launch.shared_bytes, 0, [&](int rank, kernel::HostTeam& team) {
-    enter(rank, team);
-    for (unsigned z = 0; z < blocks[2]; ++z)
-      for (unsigned y = 0; y < blocks[1]; ++y)
-        for (unsigned x = 0; x < blocks[0]; ++x) {
-          block(dim3(first[0] + x, first[1] + y, first[2] + z));
-          // Every thread is done with the block (and its shared memory).
-          team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
-        }
-  });
+  kernel::run_host_team(
+      threads, launch.shared_bytes, 0,
+      [&](int rank, kernel::HostTeam& team) {
+        enter(rank, team);
+        for (unsigned z = 0; z < blocks[2]; ++z)
+          for (unsigned y = 0; y < blocks[1]; ++y)
+            for (unsigned x = 0; x < blocks[0]; ++x) {
+              block(dim3(first[0] + x, first[1] + y, first[2] + z));
+              // Every thread is done with the block (and its shared memory).
+              team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
+            }
+      },
+      kernel::HostTeam::Of::kCudaBlock);
 }
 
 }  // namespace lightning::shim

@@ -35,7 +35,7 @@ const lightning::CudaKernel kKmeansAssign(
     lightning::on_host<kmeans_assign>());
 
 // Block (bx, by) reads its window of the grids, `steps` cells beyond its tile on each side,
-// and writes its tile of (16 - 2 steps)^2 cells.
+// and writes its tile of (16 - 2 steps)^2 cells; B is the kernel's HOTSPOT_BLOCK.
 const lightning::CudaKernel kHotspot(
     "ported::hotspot", ported_sources::kHotspot, "hotspot",
     {CudaParam::scalar<int>("steps"), CudaParam::scalar<int>("rows"),
@@ -43,14 +43,15 @@ const lightning::CudaKernel kHotspot(
      CudaParam::array<float>("src", 2), CudaParam::array<float>("dst", 2),
      CudaParam::scalar<float>("cap"), CudaParam::scalar<float>("rx"),
      CudaParam::scalar<float>("ry"), CudaParam::scalar<float>("rz"),
-     CudaParam::scalar<float>("step"), CudaParam::scalar<float>("ambient")},
+     CudaParam::scalar<float>("step"), CudaParam::scalar<float>("ambient"),
+     CudaParam::constant("B", 16)},
     "block [bx, by] =>"
-    " read power[by * (16 - 2 * steps) - steps : by * (16 - 2 * steps) + 15 - steps,"
-    "            bx * (16 - 2 * steps) - steps : bx * (16 - 2 * steps) + 15 - steps],"
-    " read src[by * (16 - 2 * steps) - steps : by * (16 - 2 * steps) + 15 - steps,"
-    "          bx * (16 - 2 * steps) - steps : bx * (16 - 2 * steps) + 15 - steps],"
-    " write dst[by * (16 - 2 * steps) : by * (16 - 2 * steps) + 15 - 2 * steps,"
-    "           bx * (16 - 2 * steps) : bx * (16 - 2 * steps) + 15 - 2 * steps]",
+    " read power[by * (B - 2 * steps) - steps : by * (B - 2 * steps) + B - 1 - steps,"
+    "            bx * (B - 2 * steps) - steps : bx * (B - 2 * steps) + B - 1 - steps],"
+    " read src[by * (B - 2 * steps) - steps : by * (B - 2 * steps) + B - 1 - steps,"
+    "          bx * (B - 2 * steps) - steps : bx * (B - 2 * steps) + B - 1 - steps],"
+    " write dst[by * (B - 2 * steps) : by * (B - 2 * steps) + B - 1 - 2 * steps,"
+    "           bx * (B - 2 * steps) : bx * (B - 2 * steps) + B - 1 - 2 * steps]",
     lightning::on_host<hotspot>());
 
 const lightning::CudaKernel kNbody("ported::nbody", ported_sources::kNbody, "nbody_accelerations",

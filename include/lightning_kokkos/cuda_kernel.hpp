@@ -41,11 +41,15 @@
 
 namespace lightning {
 
-/// One parameter of a ported kernel: an array (element type, 1-3 axes) or a scalar (rank 0).
+/// One parameter of a ported kernel: an array (element type, 1-3 axes) or a scalar (rank 0);
+/// or a named constant for its annotation (`constant("BLOCK_SIZE", 16)`: the value of a macro
+/// the kernel uses), which is no argument of the function and takes no launch argument.
 struct CudaParam {
   std::string name;
   DataType type = DataType::kFloat32;
   int rank = 0;
+  bool is_constant = false;
+  int64_t value = 0;  ///< of a constant
 
   template <class T>
   static CudaParam array(std::string name, int rank) {
@@ -55,6 +59,9 @@ struct CudaParam {
   static CudaParam scalar(std::string name) {
     static_assert(std::is_arithmetic_v<T>, "ported kernels' scalar parameters are numbers");
     return {std::move(name), data_type_of<T>(), 0};
+  }
+  static CudaParam constant(std::string name, int64_t value) {
+    return {std::move(name), DataType::kInt64, 0, true, value};
   }
 };
 
@@ -90,7 +97,8 @@ struct PortedHostCode {
 class CudaKernel {
  public:
   /// Registers `function` of the CUDA source `source` as kernel `name`, with `params` (the
-  /// function's parameters after the block index, in order) and `annotation` (its threads
+  /// function's parameters after the block index, in order, and any named constants) and
+  /// `annotation` (its threads
   /// are the grid's: `global i` is blockIdx.x * blockDim.x + threadIdx.x; it is checked
   /// against the parameters at the first launch, as LIGHTNING_KERNEL's). Throws
   /// Error(kInvalidArgument) for a bad parameter list or a name already registered.

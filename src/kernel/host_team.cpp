@@ -13,8 +13,9 @@ std::size_t lines_for(uint64_t bytes) {
 }
 }  // namespace
 
-HostTeam::HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes)
+HostTeam::HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes, Of of)
     : size_(size),
+      of_(of),
       exchange_(lines_for(uint64_t{kExchangeBytes} * static_cast<uint64_t>(size + 1))),
       scratch_{std::vector<Line>(lines_for(scratch0_bytes)),
                std::vector<Line>(lines_for(scratch1_bytes))} {}
@@ -27,6 +28,11 @@ void HostTeam::barrier(Barrier kind) {
   } else if (kind != waiting_at_) {
     cancelled_ = true;
     all_arrived_.notify_all();
+    if (of_ == Of::kCudaBlock)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "the threads of a block reached different barriers: some returned from the "
+                  "kernel while others wait at a __syncthreads() (every thread of a block must "
+                  "reach every __syncthreads(); on a GPU this kernel's behaviour is undefined)");
     throw Error(ErrorKind::kInvalidArgument,
                 "the members of a team reached different barriers: some returned from the "
                 "kernel while others wait at a team barrier or collective (every member must "
@@ -51,8 +57,8 @@ void HostTeam::cancel() {
 }
 
 void run_host_team(int team_size, uint64_t scratch0_bytes, uint64_t scratch1_bytes,
-                   const std::function<void(int rank, HostTeam& team)>& member) {
-  HostTeam team(team_size, scratch0_bytes, scratch1_bytes);
+                   const std::function<void(int rank, HostTeam& team)>& member, HostTeam::Of of) {
+  HostTeam team(team_size, scratch0_bytes, scratch1_bytes, of);
   if (team_size == 1) {
     member(0, team);
     return;

@@ -29,8 +29,11 @@ class HostTeam {
   /// Which barrier a member arrives at: one of the kernel's (team_barrier and the team
   /// collectives), or the one after each team's kernel returns.
   enum class Barrier : uint8_t { kInKernel, kTeamEnd };
+  /// What the team runs, for its error messages: a Kokkos team, or a CUDA thread block (a
+  /// ported kernel through the CUDA shim).
+  enum class Of : uint8_t { kKokkosTeam, kCudaBlock };
 
-  HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes);
+  HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes, Of of = Of::kKokkosTeam);
 
   int size() const { return size_; }
   /// Returns when every member has arrived (at once for a team of one). A member arriving
@@ -55,6 +58,7 @@ class HostTeam {
   };
 
   int size_;
+  Of of_;
   std::mutex mutex_;
   std::condition_variable all_arrived_;
   int arrived_ = 0;
@@ -69,6 +73,7 @@ class HostTeam {
 /// (rank 0 on the caller's), and returns when all have returned. The first exception a
 /// member throws cancels the team and is rethrown here, after every member has stopped.
 void run_host_team(int team_size, uint64_t scratch0_bytes, uint64_t scratch1_bytes,
-                   const std::function<void(int rank, HostTeam& team)>& member);
+                   const std::function<void(int rank, HostTeam& team)>& member,
+                   HostTeam::Of of = HostTeam::Of::kKokkosTeam);
 
 }  // namespace lightning::kernel

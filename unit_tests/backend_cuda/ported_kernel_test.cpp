@@ -37,6 +37,25 @@ TEST(PortedKernel, PackedLayoutFollowsTheParameters) {
   EXPECT_EQ(info.device.function, "f");
 }
 
+TEST(PortedKernel, NamedConstantsAreForTheAnnotationNotTheLayout) {
+  const lightning::kernel::KernelInfo info = lightning::detail::ported_kernel_info(
+      "test::constants", "", "f",
+      {CudaParam::constant("TILE", 16), CudaParam::scalar<int>("n"),
+       CudaParam::array<float>("out", 1), CudaParam::constant("HALO", 2)},
+      "global i => write out[i * TILE + HALO]");
+  EXPECT_EQ(info.device.param_offsets, (std::vector<size_t>{0, 8}));
+  EXPECT_EQ(info.description.signature.params.size(), 2u);
+  ASSERT_EQ(info.description.signature.constants.size(), 2u);
+  EXPECT_EQ(info.description.signature.constants[0].name, "TILE");
+  EXPECT_EQ(info.description.signature.constants[1].value, 2);
+  ASSERT_EQ(info.description.arrays.size(), 1u);
+  EXPECT_EQ(info.description.arrays[0].param, 1);  // its place among the parameters
+  EXPECT_THROW(lightning::detail::ported_kernel_info(
+                   "test::constants2", "", "f",
+                   {CudaParam::scalar<int>("n"), CudaParam::constant("n", 1)}, ""),
+               Error);
+}
+
 TEST(PortedKernel, BadParameterListsNameTheKernel) {
   try {
     lightning::detail::ported_kernel_info(

@@ -32,11 +32,13 @@ LK_PORTED_SOURCE(
       out(y, x) = tile[blockDim.y - 1 - threadIdx.y][blockDim.x - 1 - threadIdx.x];
     })
 
+// The tile's extents as named constants (the kernel's macros would be), among the parameters.
 const lightning::CudaKernel kReverse(
     "ported_test::reverse_tiles", kReverseSource, "reverse_tiles",
-    {CudaParam::array<int>("out", 2), CudaParam::array<int>("in", 2)},
-    "block [bx, by] => read in[by * 4 : by * 4 + 3, bx * 8 : bx * 8 + 7],"
-    " write out[by * 4 : by * 4 + 3, bx * 8 : bx * 8 + 7]",
+    {CudaParam::array<int>("out", 2), CudaParam::constant("TX", 8), CudaParam::array<int>("in", 2),
+     CudaParam::constant("TY", 4)},
+    "block [bx, by] => read in[by * TY : by * TY + TY - 1, bx * TX : bx * TX + TX - 1],"
+    " write out[by * TY : by * TY + TY - 1, bx * TX : bx * TX + TX - 1]",
     lightning::on_host<reverse_tiles>());
 
 // 1-D blocks: a tree sum in dynamic shared memory, atomics on shared memory, gridDim.
@@ -188,7 +190,8 @@ TEST(PortedBlocks, ThreadsLeavingBeforeABarrierFailTheLaunchOnHostDevices) {
     FAIL() << "the launch succeeded";
   } catch (const lightning::Error& e) {
     EXPECT_NE(std::string(e.what()).find("ported_test::leaver"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("reached different barriers"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("the threads of a block reached different barriers"),
+              std::string::npos)
         << e.what();
   }
   LView<int**> in("in", 4, 8), ok("ok", 4, 8);
