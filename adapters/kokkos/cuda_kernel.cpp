@@ -44,6 +44,10 @@ kernel::KernelInfo ported_kernel_info(const std::string& name, const std::string
     throw Error(ErrorKind::kInvalidArgument, "ported CUDA kernel '" + name + "': " + what);
   };
   if (function.empty()) fail("no __device__ function named");
+  if (kernel::read_ported_source(source, function).uses_constant_memory)
+    fail(
+        "its source declares __constant__ memory, which nothing can fill here (there is no "
+        "cudaMemcpyToSymbol): pass the table as an array parameter instead");
   kernel::KernelInfo info;
   info.name = name;
   info.description.annotation = annotation;

@@ -64,6 +64,7 @@ PortedSource read_ported_source(const std::string& source, const std::string& fu
   while (scan.next(b, e)) {
     const std::string token = source.substr(b, e - b);
     if (token == "gridDim") out.uses_grid_dim = true;
+    if (token == "__constant__") out.uses_constant_memory = true;
     if (token != "__launch_bounds__") continue;
     const size_t start = b;
     if (!scan.next(b, e) || source[b] != '(') continue;

@@ -20,6 +20,9 @@ struct PortedSource {
   int64_t max_threads = 0;
   /// Whether the source names gridDim (outside comments and literals).
   bool uses_grid_dim = false;
+  /// Whether it declares __constant__ memory, which a ported kernel cannot be given (no
+  /// cudaMemcpyToSymbol reaches it: it would read zeros).
+  bool uses_constant_memory = false;
 };
 
 /// Reads `source`, the translation unit that defines the __device__ function `function`.

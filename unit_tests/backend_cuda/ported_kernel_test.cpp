@@ -70,6 +70,16 @@ TEST(PortedKernel, BadParameterListsNameTheKernel) {
                                                      {{"a", lightning::DataType::kFloat32, 4}}, ""),
                Error);
   EXPECT_THROW(lightning::detail::ported_kernel_info("test::bad", "", "", {}, ""), Error);
+  try {
+    lightning::detail::ported_kernel_info(
+        "test::table", "__constant__ float table[4];\n__device__ void f(dim3 b) {}", "f", {}, "");
+    FAIL() << "__constant__ memory was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'test::table': its source declares __constant__ "
+                                         "memory"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(PortedKernel, ArgumentsAreCheckedAgainstTheParameters) {

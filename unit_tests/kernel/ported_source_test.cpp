@@ -38,6 +38,9 @@ TEST(PortedSource, BoundsThatAreNotALiteralAreKeptButNotChecked) {
   EXPECT_EQ(p.max_threads, 0);
   EXPECT_TRUE(p.uses_grid_dim);
   EXPECT_EQ(read_ported_source("__device__ void k(dim3 b) {}", "k").launch_bounds, "");
+  EXPECT_FALSE(read_ported_source("// __constant__\nvoid k() {}", "k").uses_constant_memory);
+  EXPECT_TRUE(
+      read_ported_source("__constant__ float c[4];\nvoid k() {}", "k").uses_constant_memory);
 }
 
 jit::PortedLaunch shape(uint32_t rank, std::array<uint32_t, 3> grid,
