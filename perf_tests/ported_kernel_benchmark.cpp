@@ -22,11 +22,14 @@
 #include "backend/cuda/gpu_discovery.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "lightning_kokkos/kokkos_adapter.hpp"
+#include "native_gpu.hpp"
 #include "ported_kernels.hpp"
 
 namespace {
 
 using namespace lightning;
+using perf::Native;
+using perf::timed;
 using F4 = lightning::float4;
 
 // The kernels before the port (the runtime's versions differ in the three documented ways).
@@ -76,86 +79,6 @@ extern "C" __global__ void nbody_accelerations(int n, float softening2, const fl
   if (i < n) accelerations[i] = make_float4(ax, ay, az, 0.0f);
 }
 )";
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// Median seconds of `repeats` runs of `run` after one warm-up.
-double timed(int repeats, const std::function<void()>& run) {
-  run();
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return median(t);
-}
-
-// The native side: one module of the original kernels, buffers, one stream.
-class Native {
- public:
-  explicit Native(const cuda::GpuInfo& gpu) : context_(gpu), api_(context_.api()) {
-    context_.make_current();
-    const auto out =
-        cuda::compile_to_cubin({"native", "native.cu", kNative},
-                               cuda::nvrtc_options(gpu.compute_major, gpu.compute_minor));
-    api_.check(api_.cuModuleLoadData(&module_, out.cubin.data()), "cuModuleLoadData");
-    api_.check(api_.cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  }
-  CUfunction function(const char* name) {
-    CUfunction f = nullptr;
-    api_.check(api_.cuModuleGetFunction(&f, module_, name), "cuModuleGetFunction");
-    return f;
-  }
-  template <class T>
-  CUdeviceptr upload(const std::vector<T>& host) {
-    context_.make_current();
-    CUdeviceptr p = 0;
-    api_.check(api_.cuMemAlloc(&p, host.size() * sizeof(T)), "cuMemAlloc");
-    api_.check(api_.cuMemcpyAsync(p, reinterpret_cast<CUdeviceptr>(host.data()),
-                                  host.size() * sizeof(T), stream_),
-               "cuMemcpyAsync");
-    api_.check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
-    buffers_.push_back(p);
-    return p;
-  }
-  template <class T>
-  std::vector<T> download(CUdeviceptr p, size_t count) {
-    std::vector<T> host(count);
-    api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(host.data()), p, count * sizeof(T),
-                                  stream_),
-               "cuMemcpyAsync");
-    api_.check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
-    return host;
-  }
-  void launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shared,
-              void** params) {
-    context_.make_current();
-    if (shared > 48 * 1024)
-      api_.check(
-          api_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(shared)),
-          "cuFuncSetAttribute");
-    api_.check(api_.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-                                   shared, stream_, params, nullptr),
-               "cuLaunchKernel");
-    api_.check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
-  }
-  ~Native() {
-    for (CUdeviceptr p : buffers_) api_.cuMemFree(p);
-    api_.cuStreamDestroy(stream_);
-    api_.cuModuleUnload(module_);
-  }
-
- private:
-  cuda::GpuContext context_;
-  const cuda::DriverApi& api_;
-  CUmodule module_ = nullptr;
-  CUstream stream_ = nullptr;
-  std::vector<CUdeviceptr> buffers_;
-};
 
 struct Result {
   const char* name;
@@ -257,7 +180,7 @@ int main(int argc, char* argv[]) {
       std::fprintf(stderr, "ported_kernel_benchmark: no GPU\n");
       return 77;
     }
-    Native native(gpus[0]);
+    Native native(gpus[0], kNative);
     const Result results[] = {gemm(native, gemm_n, repeats), nbody(native, bodies, repeats)};
     std::printf(
         "{\"benchmark\": \"ported_kernels\", \"gpu\": \"%s\", \"repeats\": %d, "

@@ -80,12 +80,14 @@ KernelRegistration register_kernel_info(kernel::KernelInfo info, const char* sou
     r.name = info.name;
     r.source = source;
     // GPU code: the operator's text, pasted by the code generator into a struct of the
-    // functor's layout; Kokkos' function macros are defined for it under NVRTC. Lambdas have
-    // no text: host devices only.
+    // functor's layout; what it uses of Kokkos is defined for it under NVRTC (team kernels:
+    // the team member and nested ranges too). Lambdas have no text: host devices only.
     if (source && *source) {
-      info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
+      const bool teams = info.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody;
+      if (!teams) info.device.kind = kernel::DeviceCodeKind::kFunctorBody;
       info.device.source = source;
-      info.device.includes = {"lightning_kokkos/device/kokkos_macros.hpp"};
+      info.device.includes = {teams ? "lightning_kokkos/device/team_member.hpp"
+                                    : "lightning_kokkos/device/kokkos_core.hpp"};
     }
     r.id = kernel::KernelRegistry::add(std::move(info));
     return r;

@@ -16,13 +16,15 @@ template <class T>
 using view = lightning::ViewOf<exec, T>;
 using team_policy = Kokkos::TeamPolicy<exec>;
 using member_type = team_policy::member_type;
-using scratch_row = Kokkos::View<double*, exec::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
 struct YAx {
   view<const double**> A;
   view<const double*> x, y;
+  // Types the operator names are declared inside the macro, so that GPU code has them too.
   LIGHTNING_KERNEL(
       YAx, "block j => read A[j, :], read x[:], read y[j]", (A, x, y),
+      using scratch_row =
+          Kokkos::View<double*, member_type::scratch_memory_space, Kokkos::MemoryUnmanaged>;
       void operator()(const member_type& team, double& update) const {
         const int j = team.league_rank();
         const int n = static_cast<int>(A.extent(1));
@@ -68,7 +70,7 @@ int main(int argc, char* argv[]) {
   const YAx kernel{A, x, y};
   team_policy probe(rows, Kokkos::AUTO);
   team = std::min(team, probe.team_size_max(kernel, Kokkos::ParallelReduceTag()));
-  const size_t scratch = scratch_row::shmem_size(cols);
+  const size_t scratch = YAx::scratch_row::shmem_size(cols);
   double result = 0;
   Kokkos::parallel_reduce(
       "yAx", team_policy(rows, team).set_scratch_size(0, Kokkos::PerTeam(scratch)), kernel, result);

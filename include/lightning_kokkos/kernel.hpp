@@ -287,9 +287,15 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
   } else {
     set_host_entry<F, rank, void>(info);
   }
-  // Team kernels have no GPU code yet: they run on host devices.
-  if constexpr (takes_team_member_v<F>) source = "";
   info.device.index_rank = rank;
+  if constexpr (takes_team_member_v<F>) {
+    // The bytes are a TeamClosure: GPU code finds the launch's shape after the functor.
+    info.device.kind = kernel::DeviceCodeKind::kTeamFunctorBody;
+    const TeamClosure<F> closure{};
+    info.device.launch_offset =
+        static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&closure.shape) -
+                                 reinterpret_cast<const unsigned char*>(&closure));
+  }
   const std::vector<std::string> names = split_member_list(members);
   const F probe{};
   const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));

@@ -10,11 +10,14 @@ namespace lightning::kernel {
 
 /// How a kernel's GPU code is written.
 enum class DeviceCodeKind : uint8_t {
-  kNone,         ///< no source (e.g. a lambda): host devices only
-  kFunctorBody,  ///< a LIGHTNING_KERNEL functor: the text of its operator() (and whatever else
-                 ///< the macro's last argument holds), pasted into a struct of the same layout
-  kPorted,       ///< a ported CUDA kernel: a translation unit with one __device__ function
-                 ///< taking the virtual block index, then the parameters in signature order
+  kNone,             ///< no source (e.g. a lambda): host devices only
+  kFunctorBody,      ///< a LIGHTNING_KERNEL functor: the text of its operator() (and whatever else
+                     ///< the macro's last argument holds), pasted into a struct of the same layout
+  kTeamFunctorBody,  ///< a LIGHTNING_KERNEL team functor (operator() takes a team member):
+                     ///< as kFunctorBody, and the bytes are a TeamClosure (the functor,
+                     ///< then the launch's jit::TeamLaunch at `launch_offset`)
+  kPorted,           ///< a ported CUDA kernel: a translation unit with one __device__ function
+                     ///< taking the virtual block index, then the parameters in signature order
 };
 
 /// A kernel's GPU source and how to call it. The kernel's bytes hold every parameter of
@@ -26,8 +29,9 @@ struct DeviceCode {
   std::string function;               ///< kPorted: the __device__ function's name
   std::vector<std::string> includes;  ///< headers the source needs, `#include`d before it
   std::vector<size_t> param_offsets;  ///< byte offset of each signature parameter
-  int index_rank = 0;                 ///< kFunctorBody: indices operator() takes (1-3)
-  /// kPorted: the byte offset of the launch's jit::PortedLaunch in the kernel's bytes.
+  int index_rank = 0;                 ///< kFunctorBody: indices operator() takes (1-3); teams: 1
+  /// The byte offset of the launch's shape in the kernel's bytes: kPorted, its
+  /// jit::PortedLaunch; kTeamFunctorBody, its jit::TeamLaunch.
   size_t launch_offset = 0;
 };
 

@@ -25,4 +25,12 @@ std::string TeamShape::limit_violation() const {
   return {};
 }
 
+std::string scratch_exhausted_message(int level, uint64_t asked, uint64_t left, uint64_t capacity) {
+  const auto n = [](uint64_t v) { return std::to_string(v); };
+  return "a scratch View needs " + n(asked) + " bytes of level-" + std::to_string(level) +
+         " scratch, but " + n(left) + " of the " + n(capacity) +
+         " bytes per team remain: give the launch more with TeamPolicy::set_scratch_size(" +
+         std::to_string(level) + ", Kokkos::PerTeam(bytes)) or PerThread";
+}
+
 }  // namespace lightning::kernel

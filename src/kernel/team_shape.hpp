@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "lightning_kokkos/device/team_launch.hpp"
 #include "lightning_kokkos/internal/kernel/block_limits.hpp"
 
 namespace lightning::kernel {
@@ -19,17 +20,10 @@ struct TeamLimits {
   static constexpr uint64_t kMaxScratch1 = 20 * 1024 * 1024;  ///< bytes per team
 };
 
-/// A team launch: `league_size` teams of `team_size` threads (each with `vector_length`
-/// lanes), numbered from 0. Scratch memory of levels 0 and 1 is `team_scratch[level]` bytes
-/// per team plus `thread_scratch[level]` per thread. Plain bytes: it is copied with the
-/// kernel's bytes to every rank.
-struct TeamShape {
-  int64_t league_size = 0;
-  int32_t team_size = 1;
-  int32_t vector_length = 1;
-  uint64_t team_scratch[2] = {0, 0};
-  uint64_t thread_scratch[2] = {0, 0};
-
+/// A team launch (jit::TeamLaunch: league, team and vector sizes, scratch bytes) with the
+/// host's checks. Plain bytes: it is copied with the kernel's bytes to every rank, and GPU
+/// code reads it as the jit::TeamLaunch it is.
+struct TeamShape : jit::TeamLaunch {
   /// The scratch bytes one team of this shape uses at `level` (0 or 1); with `threads`, the
   /// bytes a team of that many threads would use.
   uint64_t scratch_bytes(int level) const { return scratch_bytes(level, team_size); }
@@ -40,5 +34,11 @@ struct TeamShape {
   /// "team size 2048 x vector length 1 is more than 1024 threads per team".
   std::string limit_violation() const;
 };
+
+static_assert(sizeof(TeamShape) == sizeof(jit::TeamLaunch), "GPU code reads a TeamShape's bytes");
+
+/// The message of a scratch allocation of `asked` bytes at `level` when `left` of the team's
+/// `capacity` bytes remain (host devices and GPUs alike).
+std::string scratch_exhausted_message(int level, uint64_t asked, uint64_t left, uint64_t capacity);
 
 }  // namespace lightning::kernel

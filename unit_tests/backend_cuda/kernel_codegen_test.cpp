@@ -12,6 +12,7 @@
 #include "kernel/array_binding.hpp"
 #include "lightning_kokkos/cuda_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "lightning_kokkos/device/team_launch.hpp"
 #include "lightning_kokkos/device/vector_types.hpp"
 
 namespace lightning::cuda {
@@ -317,6 +318,145 @@ TEST(KernelCodegen, ReductionErrorsNameTheKernel) {
   } catch (const Error& e) {
     EXPECT_TRUE(contains(e.what(), "test::Dot")) << e.what();
   }
+}
+
+// A team kernel as LIGHTNING_KERNEL registers it: the functor (two rank-1 Views), then the
+// launch's shape (a TeamClosure).
+struct HostTeamClosure {
+  ArrayHandle<const double, 1> x;
+  void* x_control;
+  ArrayHandle<double, 1> y;
+  void* y_control;
+  jit::TeamLaunch shape;
+  uint8_t op;
+};
+
+KernelInfo team_info(const std::string& body) {
+  KernelInfo info;
+  info.name = "test::Team";
+  info.functor_size = sizeof(HostTeamClosure);
+  info.description.signature.add_array("x", DataType::kFloat64, 1)
+      .add_array("y", DataType::kFloat64, 1);
+  info.device.kind = DeviceCodeKind::kTeamFunctorBody;
+  info.device.source = body;
+  info.device.param_offsets = {offsetof(HostTeamClosure, x), offsetof(HostTeamClosure, y)};
+  info.device.launch_offset = offsetof(HostTeamClosure, shape);
+  info.device.index_rank = 1;
+  info.device.includes = {"lightning_kokkos/device/team_member.hpp"};
+  return info;
+}
+
+TEST(KernelCodegen, TeamKernelRunsOneBlockPerTeamAndNamesItsMemberType) {
+  KernelInfo info = team_info(
+      "void operator()(const member_type& team, double& sum) const { double r = 0; "
+      "Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, 10), [&](const int i, double& v) "
+      "{ v += x(i); }, r); Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += r; }); }");
+  info.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
+  KernelSpecialization spec;
+  spec.block_size = 96;
+  spec.reduction = Reduction::builtin(ReduceOp::kMax, DataType::kFloat64);
+  const GeneratedKernel g = generate_kernel(info, spec);
+  const std::string& s = g.source;
+  EXPECT_TRUE(contains(s, "using member_type = lightning::TeamMember;")) << s;
+  EXPECT_TRUE(contains(s, "lightning::jit::TeamLaunch lightning_team;  // bytes [80, 128)")) << s;
+  EXPECT_TRUE(contains(s, "__launch_bounds__(96) lightning_entry(") &&
+              contains(s, "const lightning::jit::TeamResources resources)"))
+      << s;
+  EXPECT_TRUE(contains(s, "team += gridDim.x")) << s;
+  EXPECT_TRUE(contains(s, "static_cast<double*>(partials)[blockIdx.x] = value;")) << s;
+  compile(g);
+}
+
+// Every part of the team interface GPU code has, in one kernel: nested ranges of each kind
+// with parallel_for, parallel_reduce (into values and through each reducer) and
+// parallel_scan; single with and without values; the member's collectives; scratch Views of
+// both levels, per team and per thread, of both layouts; atomics and math.
+TEST(KernelCodegen, TheWholeTeamInterfaceCompiles) {
+  const KernelInfo info = team_info(R"(
+      using row_view = Kokkos::View<double*, member_type::scratch_memory_space,
+                                    Kokkos::MemoryUnmanaged>;
+      using tile_view = Kokkos::View<float**, Kokkos::LayoutLeft,
+                                     lightning::Distributed::scratch_memory_space,
+                                     Kokkos::MemoryUnmanaged>;
+      KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+        const int n = static_cast<int>(x.extent(0));
+        row_view row(team.team_scratch(0), n);
+        row_view mine(team.thread_scratch(1), 2);
+        tile_view tile(team.team_shmem(), 4, 3);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) { row(i) = x(i); });
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, 1, 12), [&](const int k) {
+          tile(k % 4, k / 4) = float(k);
+        });
+        team.team_barrier();
+        double s = 0, p = 0, lo = 0, hi = 0;
+        bool all = false, any = false;
+        int bits_and = 0, bits_or = 0;
+        Kokkos::MinLoc<double, int>::value_type where;
+        Kokkos::MaxLoc<double, int>::value_type most;
+        Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, n),
+                                [&](const int i, double& v) { v += row(i); }, s);
+        Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, 0, n),
+                                [&](const int i, double& v) { v *= row(i); },
+                                Kokkos::Prod<double>(p));
+        Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, n),
+                                [&](const int i, double& v) { v = Kokkos::min(v, row(i)); },
+                                Kokkos::Min<double>(lo));
+        Kokkos::parallel_reduce(Kokkos::TeamVectorRange(team, n),
+                                [&](const int i, double& v) { v = Kokkos::max(v, row(i)); },
+                                Kokkos::Max<double>(hi));
+        Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, n),
+                                [&](const int i, bool& v) { v = v && row(i) > 0; },
+                                Kokkos::LAnd<bool>(all));
+        Kokkos::parallel_reduce(Kokkos::TeamVectorRange(team, n),
+                                [&](const int i, bool& v) { v = v || row(i) > 0; },
+                                Kokkos::LOr<bool>(any));
+        Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, n),
+                                [&](const int i, int& v) { v &= i; }, Kokkos::BAnd<int>(bits_and));
+        Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(team, n),
+                                [&](const int i, int& v) { v |= i; }, Kokkos::BOr<int>(bits_or));
+        Kokkos::parallel_reduce(Kokkos::TeamThreadRange(team, n), [&](const int i, auto& v) {
+          if (row(i) < v.val) { v.val = row(i); v.loc = i; }
+        }, Kokkos::MinLoc<double, int>(where));
+        Kokkos::parallel_reduce(Kokkos::TeamVectorRange(team, n), [&](const int i, auto& v) {
+          if (row(i) > v.val) { v.val = row(i); v.loc = i; }
+        }, Kokkos::MaxLoc<double, int>(most));
+        long long total = 0;
+        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, n),
+                              [&](const int i, long long& part, const bool final) {
+                                part += i;
+                                if (final) mine(0) = double(part);
+                              }, total);
+        Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, n),
+                              [&](const int i, double& part, const bool final) {
+                                if (final) mine(1) = part;
+                                part += row(i);
+                              });
+        Kokkos::parallel_scan(Kokkos::TeamVectorRange(team, n),
+                              [&](const int i, float& part, bool) { part += 1.0f; });
+        double shared = 0;
+        Kokkos::single(Kokkos::PerTeam(team), [&](double& v) { v = s + p; }, shared);
+        Kokkos::single(Kokkos::PerThread(team), [&](double& v) { v += lo; }, shared);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { mine(0) += hi; });
+        int from = team.team_rank();
+        team.team_broadcast(from, team.team_size() - 1);
+        team.team_broadcast([](int& v) { v *= 2; }, from, 0);
+        double top = 0;
+        team.team_reduce(Kokkos::Max<double>(top), double(team.team_rank()));
+        const int before = team.team_scan(1);
+        long long global = 0;
+        const long long offset = team.team_scan(2ll, &global);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          Kokkos::atomic_add(&y(team.league_rank()), shared + top + before + offset + total +
+                                 where.loc + most.loc + all + any + bits_and + bits_or +
+                                 tile(1, 2) + Kokkos::sqrt(Kokkos::abs(lo)));
+          Kokkos::atomic_max(&y(0), hi);
+          Kokkos::atomic_fetch_add(&global, 1ll);
+        });
+      })");
+  const GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_FALSE(
+      contains(g.source, "using member_type = lightning::TeamMember;\n  using member_type"));
+  compile(g);
 }
 
 // A ported kernel as CudaKernel registers it (the packed layout and launch shape).

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "../kokkos/kokkos_team_kernels.hpp"
 #include "../kokkos/kokkos_test_kernels.hpp"
 #include "backend/cuda/kernel_codegen.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
@@ -19,6 +20,7 @@ namespace {
 
 template <class D>
 using LView = lightning::View<D>;
+using Exec = lightning::Distributed;
 
 // The functors the adapter's tests launch. Naming their registrations makes the compiler
 // emit them (registered at static initialisation); read only once main() runs, since static
@@ -41,6 +43,17 @@ std::set<std::string> adapter_test_kernels() {
           lk_test::ComplexMultiply<LView<const lightning::float2*>, LView<const lightning::float2*>,
                                    LView<lightning::float2*>>>()
           .name,
+      lightning::kernel_registration<
+          lk_team::TeamYAx<Exec, LView<const double**>, LView<const double*>>>()
+          .name,
+      lightning::kernel_registration<
+          lk_team::ScratchSmooth<Exec, LView<const double**>, LView<double**>>>()
+          .name,
+      lightning::kernel_registration<
+          lk_team::Collectives<Exec, LView<double**>, LView<int64_t**>>>()
+          .name,
+      lightning::kernel_registration<lk_team::TeamMax<Exec, LView<const double**>>>().name,
+      lightning::kernel_registration<lk_team::ThrowingMember<Exec, LView<double*>>>().name,
       lightning::kernel_registration<lk_test::Misnamed>().name,
       lightning::kernel_registration<lk_test::Cursed>().name,
       lightning::kernel_registration<lk_test::Unlisted>().name,
@@ -49,7 +62,10 @@ std::set<std::string> adapter_test_kernels() {
 
 // Kernels that cannot run on a GPU, and what NVRTC must say about them.
 const std::map<std::string, std::string> kHostOnly = {
-    {"lk_test::Cursed", "runtime_error"},                    // throws an exception
+    {"lk_test::Cursed", "runtime_error"},  // throws an exception
+    {"lk_team::ThrowingMember<lightning::Distributed, lightning::View<double*, "
+     "Kokkos::LayoutRight> >",
+     "runtime_error"},                                       // a member throws
     {"lk_test::Unlisted", "identifier \"y\" is undefined"},  // uses a member it does not list
 };
 

@@ -12,10 +12,12 @@
 #include "core/size_text.hpp"
 #include "kernel/array_binding.hpp"
 #include "kernel/ported_launch.hpp"
+#include "kernel/team_shape.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/checked_region.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
+#include "lightning_kokkos/device/team_launch.hpp"
 #include "planner/task_failure.hpp"
 
 namespace lightning::cuda {
@@ -56,6 +58,8 @@ struct CudaDevice::Completion {
   void* partials = nullptr;
   void* value = nullptr;
   int64_t count = 0;
+  // Team kernels: their status record, copied behind the kernel (pinned memory).
+  const jit::TeamStatus* team_status = nullptr;
 };
 
 CudaDevice::CudaDevice(DeviceId id, const GpuContext& context,
@@ -135,6 +139,12 @@ void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>&
                      "while waiting for an operation of " + id_.to_string());
         } catch (...) {
           if (!done->error) done->error = std::current_exception();
+        }
+        if (done->team_status && done->team_status->failed && !done->error) {
+          const jit::TeamStatus& t = *done->team_status;
+          done->error = std::make_exception_ptr(
+              Error(ErrorKind::kInvalidArgument,
+                    kernel::scratch_exhausted_message(t.level, t.asked, t.left, t.capacity)));
         }
         done->span.end = now();
         give_event(event);
@@ -302,6 +312,12 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   const kernel::KernelInfo& kernel = *run.info;
   KernelSpecialization spec;
   spec.block_size = kBlockThreads;
+  if (kernel.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody) {
+    // Teams bake their block's threads as launch bounds: one module per team shape.
+    jit::TeamLaunch shape{};
+    std::memcpy(&shape, run.functor.data() + kernel.device.launch_offset, sizeof(shape));
+    spec.block_size = shape.team_size * shape.vector_length;
+  }
   spec.reduction = run.reduction;
   spec.checked = run.check != nullptr;
   const auto key = std::make_pair(&kernel, spec.key(kernel.reduces()));
@@ -329,8 +345,10 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   api_.check(
       api_.cuFuncGetAttribute(&f.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f.general),
       "cuFuncGetAttribute", where);
-  if (kernel.device.kind == kernel::DeviceCodeKind::kPorted) {
-    // Ported launches may ask for dynamic shared memory beyond the 48 KiB every kernel gets;
+  if (kernel.device.kind == kernel::DeviceCodeKind::kPorted ||
+      kernel.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody) {
+    // Ported and team launches may ask for dynamic shared memory beyond the 48 KiB every
+    // kernel gets;
     // allow each as much as the GPU has, so the launch alone decides.
     const int dynamic = g.max_shared_per_block_optin - f.static_shared;
     if (dynamic > 0)
@@ -371,25 +389,13 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     return;
   }
   if (info.device.kind == kernel::DeviceCodeKind::kPorted) return issue_ported(run, functions, box);
+  if (info.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody)
+    return issue_team(run, functions, box, c);
   const bool reduction = run.partial != nullptr;
   const int64_t blocks = grid_blocks(volume, reduction, context_.gpu().multiprocessors);
   CUdeviceptr partials = 0;
-  const size_t vs = run.reduction.value_size;
-  if (reduction) {
-    const uint64_t need = static_cast<uint64_t>(blocks) * vs;
-    if (need > scratch_bytes_) {
-      // Earlier launches may still use the old scratch.
-      api_.check(api_.cuStreamSynchronize(compute_), "cuStreamSynchronize");
-      if (scratch_ != 0) api_.check(api_.cuMemFree(scratch_), "cuMemFree");
-      scratch_ = 0;
-      scratch_bytes_ = 0;
-      api_.check(
-          api_.cuMemAlloc(&scratch_, need), "cuMemAlloc",
-          "while allocating " + format_size(need) + " for the partials of '" + run.name + "'");
-      scratch_bytes_ = need;
-    }
-    partials = scratch_;
-  }
+  if (reduction)
+    partials = scratch(static_cast<uint64_t>(blocks) * run.reduction.value_size, run.name);
   // Generated code indexes `data` with global indices and never reads the offset (checked
   // handles have no data: their offset holds their CheckedRegion's address).
   if (!run.check)
@@ -403,9 +409,28 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
                           params, nullptr),
       "cuLaunchKernel",
       "while launching '" + run.name + "' over " + sb.to_string() + " on " + id_.to_string());
-  if (!reduction) return;
+  if (reduction) finish_reduction(run, c, partials, blocks);
+}
+
+CUdeviceptr CudaDevice::scratch(uint64_t bytes, const std::string& kernel_name) {
+  if (bytes > scratch_bytes_) {
+    // Earlier launches may still use the old scratch.
+    api_.check(api_.cuStreamSynchronize(compute_), "cuStreamSynchronize");
+    if (scratch_ != 0) api_.check(api_.cuMemFree(scratch_), "cuMemFree");
+    scratch_ = 0;
+    scratch_bytes_ = 0;
+    api_.check(api_.cuMemAlloc(&scratch_, bytes), "cuMemAlloc",
+               "while allocating " + format_size(bytes) + " of scratch for '" + kernel_name + "'");
+    scratch_bytes_ = bytes;
+  }
+  return scratch_;
+}
+
+void CudaDevice::finish_reduction(KernelRun& run, Completion& c, CUdeviceptr partials,
+                                  int64_t blocks) {
   // Per-block partials to the host, joined there with the kernel's reducer, the value back
   // to the device: in stream order behind the kernel.
+  const size_t vs = run.reduction.value_size;
   c.reduction = run.reduction;
   c.count = blocks;
   c.partials = pinned_.allocate(static_cast<uint64_t>(blocks) * vs);
@@ -430,6 +455,78 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
                                 reinterpret_cast<CUdeviceptr>(c.value), vs, compute_),
              "cuMemcpyAsync", "while copying the value of '" + run.name + "'");
+}
+
+// A team kernel: one block per team (vector_length x team_size threads), as many blocks as
+// there are teams, or fewer that step over them where the partials of a reduction or the
+// level-1 scratch would be too many. The device buffer holds the status record and the
+// count of blocks done, the partials and each block's level-1 scratch. A reduction ends on
+// the GPU: the last block joins the partials into the run's partial.
+void CudaDevice::issue_team(KernelRun& run, const Functions& functions, const jit::LaunchBox& box,
+                            Completion& c) {
+  const kernel::KernelInfo& info = *run.info;
+  jit::TeamLaunch shape{};
+  std::memcpy(&shape, run.functor.data() + info.device.launch_offset, sizeof(shape));
+  const std::string where = "while launching '" + run.name + "' (teams of " +
+                            std::to_string(shape.team_size) + " x " +
+                            std::to_string(shape.vector_length) + " threads) over " +
+                            run.superblock.to_string() + " on " + id_.to_string();
+  const int64_t threads = int64_t{shape.team_size} * shape.vector_length;
+  if (threads > functions.max_threads)
+    throw Error(ErrorKind::kInvalidArgument,
+                "a team of " + std::to_string(threads) + " threads is more than the " +
+                    std::to_string(functions.max_threads) + " kernel '" + info.name +
+                    "' can run per block as compiled (its registers)\n  " + where);
+  const uint64_t level0 = shape.team_scratch[0] + shape.thread_scratch[0] * shape.team_size;
+  const uint64_t level1 = shape.team_scratch[1] + shape.thread_scratch[1] * shape.team_size;
+  const int64_t shared = static_cast<int64_t>(level0) + functions.static_shared;
+  if (shared > context_.gpu().max_shared_per_block_optin)
+    throw Error(ErrorKind::kInvalidArgument,
+                std::to_string(level0) + " bytes of level-0 scratch and " +
+                    std::to_string(functions.static_shared) +
+                    " of the kernel's own shared memory are more than the " +
+                    std::to_string(context_.gpu().max_shared_per_block_optin) +
+                    " a block may have on " + id_.to_string() + "\n  " + where);
+  const int64_t teams = (box.hi[0] - box.lo[0]) / shape.team_size;
+  const bool reduction = run.partial != nullptr;
+  const int64_t sms = std::max(1, context_.gpu().multiprocessors);
+  int64_t blocks = std::min<int64_t>(teams, reduction ? sms * 32 : int64_t{1} << 30);
+  constexpr uint64_t kAlign = 256;
+  const uint64_t level1_slice = (level1 + kAlign - 1) / kAlign * kAlign;
+  constexpr uint64_t kLevel1Budget = uint64_t{1} << 30;  // bytes of level-1 scratch at most
+  if (level1_slice > 0)
+    blocks = std::min<int64_t>(blocks, std::max<uint64_t>(1, kLevel1Budget / level1_slice));
+  blocks = std::max<int64_t>(blocks, 1);
+  const uint64_t vs = reduction ? run.reduction.value_size : 0;
+  const uint64_t partial_bytes =
+      (static_cast<uint64_t>(blocks) * vs + kAlign - 1) / kAlign * kAlign;
+  const CUdeviceptr base =
+      scratch(kAlign + partial_bytes + static_cast<uint64_t>(blocks) * level1_slice, run.name);
+  CUdeviceptr partials = base + kAlign;
+  jit::TeamResources resources{};
+  resources.status = reinterpret_cast<jit::TeamStatus*>(base);
+  resources.level1 = reinterpret_cast<unsigned char*>(base + kAlign + partial_bytes);
+  resources.level1_bytes = level1_slice;
+  // The status record, then the count of blocks done: zero before the kernel.
+  resources.blocks_done = reinterpret_cast<unsigned*>(base + sizeof(jit::TeamStatus));
+  resources.result = run.partial;
+  api_.check(api_.cuMemsetD8Async(base, 0, sizeof(jit::TeamStatus) + sizeof(unsigned), compute_),
+             "cuMemsetD8Async", where);
+  if (!run.check)
+    kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
+                               run.functor.data());
+  void* params[] = {run.functor.data(), const_cast<jit::LaunchBox*>(&box), &partials, &resources};
+  api_.check(api_.cuLaunchKernel(functions.general, static_cast<unsigned>(blocks), 1, 1,
+                                 static_cast<unsigned>(shape.vector_length),
+                                 static_cast<unsigned>(shape.team_size), 1,
+                                 static_cast<unsigned>(level0), compute_, params, nullptr),
+             "cuLaunchKernel", where);
+  auto* status = static_cast<jit::TeamStatus*>(pinned_.allocate(sizeof(jit::TeamStatus)));
+  c.blocks.push_back(status);
+  c.team_status = status;
+  api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(status), base,
+                                sizeof(jit::TeamStatus), compute_),
+             "cuMemcpyAsync", "while copying the status of '" + run.name + "'");
 }
 
 // A ported kernel runs as written: one CUDA block per block of the superblock, of the

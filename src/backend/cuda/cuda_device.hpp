@@ -82,6 +82,15 @@ class CudaDevice final : public worker::Device {
   Functions functions_for(const worker::KernelRun& run);
   void issue_launch(worker::KernelRun& run, Completion& completion);
   void issue_ported(worker::KernelRun& run, const Functions& functions, const jit::LaunchBox& box);
+  void issue_team(worker::KernelRun& run, const Functions& functions, const jit::LaunchBox& box,
+                  Completion& completion);
+  /// The device scratch buffer, grown to at least `bytes` (waiting for the launches that may
+  /// still use the old one).
+  CUdeviceptr scratch(uint64_t bytes, const std::string& kernel_name);
+  /// Copies `blocks` partials from `partials` behind the kernel, joins them on the host and
+  /// copies the value to the run's partial.
+  void finish_reduction(worker::KernelRun& run, Completion& completion, CUdeviceptr partials,
+                        int64_t blocks);
   void run_checked(worker::KernelRun& run, Completion& completion);
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
@@ -101,7 +110,9 @@ class CudaDevice final : public worker::Device {
   // State of the compute thread.
   std::map<std::pair<const kernel::KernelInfo*, std::string>, Functions> functions_;
   std::vector<CUmodule> modules_;
-  CUdeviceptr scratch_ = 0;  // per-block partials of reductions, reused in stream order
+  // Per-block partials of reductions, team kernels' status and level-1 scratch; reused in
+  // stream order.
+  CUdeviceptr scratch_ = 0;
   uint64_t scratch_bytes_ = 0;
 
   // Completion events, reused.

@@ -9,9 +9,11 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "kernel/functor_source.hpp"
 #include "kernel/ported_source.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
+#include "lightning_kokkos/device/team_launch.hpp"
 
 namespace lightning::cuda {
 
@@ -306,6 +308,84 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   return {out.str(), kEntryName, kCoverEntryName, file_name_of(info.name)};
 }
 
+// A team kernel: one CUDA block per team, of vector_length x team_size threads (threadIdx.x
+// the vector lane, threadIdx.y the team rank, as in Kokkos' CUDA back-end); blocks step over
+// the superblock's teams when the grid has fewer. Level-0 scratch is the block's dynamic
+// shared memory, level 1 its slice of resources.level1.
+GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization& spec) {
+  const bool reduces = info.reduces();
+  if (reduces && spec.reduction.op == ReduceOp::kCustom)
+    fail(info, "a custom reducer runs on host devices only (GPUs reduce with + * min max)");
+  if (reduces && size_of(spec.reduction.type) != info.reduction->value_size)
+    fail(info, "the reduction's value type " + std::string(name_of(spec.reduction.type)) +
+                   " does not have the kernel's value size " +
+                   std::to_string(info.reduction->value_size));
+  std::vector<Member> members = members_of(info);
+  const Member shape{"lightning_team", "lightning::jit::TeamLaunch", info.device.launch_offset,
+                     sizeof(jit::TeamLaunch), alignof(jit::TeamLaunch)};
+  const size_t params_end = members.empty() ? 0 : members.back().offset + members.back().size;
+  if (shape.offset < params_end || shape.offset % shape.align != 0 ||
+      shape.offset + shape.size > info.functor_size)
+    fail(info, "its team shape sits at byte " + std::to_string(shape.offset) +
+                   ", not after its members (byte " + std::to_string(params_end) + ") within its " +
+                   std::to_string(info.functor_size) + " bytes");
+  members.push_back(shape);
+  std::ostringstream out;
+  write_prelude(out, info, spec);
+  out << "\nnamespace lightning_generated {\n\n";
+  // The member type as the operator spells it, where GPU code would not know the name.
+  const std::string declaration = kernel::team_member_declaration(info.device.source);
+  std::string body = reflow_source(info.device.source);
+  if (!declaration.empty()) body = "  " + declaration + "\n" + body;
+  write_struct(out, info, "Functor", members, body);
+  out << "\n}  // namespace lightning_generated\n\n";
+  const std::string value_type(name_of(spec.reduction.type));
+  out << "extern \"C\" __global__ void __launch_bounds__(" << spec.block_size << ") " << kEntryName
+      << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
+         "void* partials,\n    const lightning::jit::TeamResources resources) {\n"
+      << "  const lightning::jit::TeamLaunch& shape = f.lightning_team;\n"
+      << "  const long long end = box.hi[0] / shape.team_size;\n"
+      << "  const bool scratch = shape.team_scratch[0] + shape.team_scratch[1] +\n"
+      << "                       shape.thread_scratch[0] + shape.thread_scratch[1] != 0;\n";
+  if (reduces)
+    out << "  " << value_type
+        << " value = " << identity_literal(spec.reduction.op, spec.reduction.type) << ";\n";
+  out << "  for (long long team = box.lo[0] / shape.team_size + blockIdx.x; team < end;\n"
+      << "       team += gridDim.x) {\n"
+      << "    const lightning::TeamMember member(shape, team, resources);\n"
+      << "    f(member" << (reduces ? ", value" : "") << ");\n"
+      << "    if (scratch) __syncthreads();  // the team is done with its scratch\n"
+      << "  }\n";
+  if (reduces) {
+    // One value per team rank (its first lane's), joined over the block; the last block to
+    // finish joins the blocks' partials in block order (the same result every run).
+    const std::string t = value_type;
+    out << "  const auto join = [](" << t << "& a, const " << t << "& b) {\n"
+        << "    a = " << join_expression(spec.reduction.op, t) << ";\n"
+        << "  };\n"
+        << "  value = lightning::jit::team_join(value, join, blockDim.x);\n"
+        << "  __shared__ bool last;\n"
+        << "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n"
+        << "    static_cast<" << t << "*>(partials)[blockIdx.x] = value;\n"
+        << "    __threadfence();\n"
+        << "    last = atomicAdd(resources.blocks_done, 1u) == gridDim.x - 1;\n"
+        << "  }\n"
+        << "  __syncthreads();\n"
+        << "  if (!last) return;\n"
+        << "  __threadfence();\n"
+        << "  " << t << " all = " << identity_literal(spec.reduction.op, spec.reduction.type)
+        << ";\n"
+        << "  for (unsigned b = lightning::jit::thread_in_team(); b < gridDim.x;\n"
+        << "       b += lightning::jit::team_threads())\n"
+        << "    join(all, __ldcg(static_cast<const " << t << "*>(partials) + b));\n"
+        << "  all = lightning::jit::team_join(all, join, 1);\n"
+        << "  if (threadIdx.x == 0 && threadIdx.y == 0) *static_cast<" << t
+        << "*>(resources.result) = all;\n";
+  }
+  out << "}\n";
+  return {out.str(), kEntryName, "", file_name_of(info.name)};
+}
+
 GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecialization& spec) {
   if (info.reduces())
     fail(info, "ported CUDA kernels cannot reduce (write partial results to an array)");
@@ -423,14 +503,16 @@ GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpec
   switch (info.device.kind) {
     case DeviceCodeKind::kFunctorBody:
       return generate_functor(info, spec);
+    case DeviceCodeKind::kTeamFunctorBody:
+      return generate_team(info, spec);
     case DeviceCodeKind::kPorted:
       return generate_ported(info, spec);
     case DeviceCodeKind::kNone:
       break;
   }
   fail(info,
-       "it has no GPU source (lambdas, TeamPolicy kernels and kernels registered without "
-       "source run on host devices only in this version)");
+       "it has no GPU source (lambdas and kernels registered without source run on host "
+       "devices only in this version)");
 }
 
 }  // namespace lightning::cuda

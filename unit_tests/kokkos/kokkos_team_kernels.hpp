@@ -1,0 +1,213 @@
+// The team kernels of the TeamPolicy tests, for Kokkos::Serial and lightning::Distributed
+// alike: y^T·A·x, scratch rows with vector ranges, team collectives, a Max reducer, and the
+// kernels that must be refused. Each names its member type `member_type` and declares the
+// types its operator uses inside LIGHTNING_KERNEL, so that GPU code has them too.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <stdexcept>
+
+#include "lightning_kokkos/lightning_kokkos.hpp"
+
+namespace lk_team {
+
+template <class Space>
+using Member = typename Kokkos::TeamPolicy<Space>::member_type;
+template <class Space>
+using ScratchRow =
+    Kokkos::View<double*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
+/// The tutorial's y^T·A·x with teams: team j reduces row j over its threads, one thread adds
+/// y(j) times it to the launch's sum.
+template <class Space, class VA, class VX>
+struct TeamYAx {
+  using member_type = Member<Space>;
+  VA A;
+  VX x, y;
+  LIGHTNING_KERNEL(
+      TeamYAx, "block j => read A[j, :], read x[:], read y[j]", (A, x, y),
+      void operator()(const member_type& team, double& update) const {
+        const int j = team.league_rank();
+        double row = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, static_cast<int>(A.extent(1))),
+            [&](const int i, double& inner) { inner += A(j, i) * x(i); }, row);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { update += y(j) * row; });
+      })
+};
+
+/// A row through team scratch: threads copy row j of A into level-0 scratch, meet at a
+/// barrier, then each writes a smoothed element; per-thread scratch (level 1) holds a
+/// thread's partial sum. Vector lanes sum over a window.
+template <class Space, class VA, class VB>
+struct ScratchSmooth {
+  using member_type = Member<Space>;
+  VA A;
+  VB B;
+  int64_t width = 0;
+  LIGHTNING_KERNEL(
+      ScratchSmooth, "block j => read A[j, :], write B[j, :]", (A, B, width),
+      using scratch_row = Kokkos::View<double*, typename member_type::scratch_memory_space,
+                                       Kokkos::MemoryUnmanaged>;
+      void operator()(const member_type& team) const {
+        const int j = team.league_rank();
+        const int n = static_cast<int>(A.extent(1));
+        scratch_row row(team.team_scratch(0), n);
+        scratch_row mine(team.thread_scratch(1), 1);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                             [&](const int i) { row(i) = A(j, i); });
+        team.team_barrier();
+        mine(0) = 0;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int i) {
+          double s = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, static_cast<int>(width)),
+              [&](const int k, double& w) { w += row((i + k) % n); }, s);
+          B(j, i) = s;
+          mine(0) += s;
+        });
+        team.team_barrier();  // nobody overwrites `row` while others read it
+      })
+};
+
+/// Team collectives, written per (team, member): the member's rank scanned, the team's
+/// maximum through team_reduce, a value broadcast from the last member, and a
+/// parallel_scan over a TeamThreadRange.
+template <class Space, class VS, class VR>
+struct Collectives {
+  using member_type = Member<Space>;
+  VS S;  // [league, 4]: scan of ranks, max, broadcast, team size
+  VR R;  // [league, n]: inclusive scan of 1..n over the team
+  LIGHTNING_KERNEL(
+      Collectives, "block b => write S[b, :], write R[b, :]", (S, R),
+      void operator()(const member_type& team) const {
+        const int b = team.league_rank();
+        const int t = team.team_rank();
+        const int last = team.team_size() - 1;
+        const int64_t before = team.team_scan(int64_t{t + 1});
+        double top = 0;
+        team.team_reduce(Kokkos::Max<double>(top), double(t * 3 + b));
+        int from_last = t == last ? 100 + b : -1;
+        team.team_broadcast(from_last, last);
+        const int n = static_cast<int>(R.extent(1));
+        Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, n),
+                              [&](const int i, int64_t& partial, const bool final) {
+                                partial += i + 1;
+                                if (final) R(b, i) = partial;
+                              });
+        if (t == last) {
+          S(b, 0) = before + t + 1;  // the inclusive scan's last value
+          S(b, 1) = top;
+          S(b, 2) = from_last;
+        }
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { S(b, 3) = team.team_size(); });
+      })
+};
+
+/// The largest element of A by teams (a Kokkos::Max reducer over the launch).
+template <class Space, class VA>
+struct TeamMax {
+  using member_type = Member<Space>;
+  VA A;
+  LIGHTNING_KERNEL(
+      TeamMax, "block j => read A[j, :]", (A),
+      void operator()(const member_type& team, double& top) const {
+        double row = -1e300;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, static_cast<int>(A.extent(1))),
+            [&](const int i, double& m) {
+              if (A(team.league_rank(), i) > m) m = A(team.league_rank(), i);
+            },
+            Kokkos::Max<double>(row));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (row > top) top = row;
+        });
+      })
+};
+
+/// A team kernel whose annotation uses the global index, which a team launch has not.
+template <class Space, class VB>
+struct GlobalInTeams {
+  using member_type = Member<Space>;
+  VB B;
+  LIGHTNING_KERNEL(
+      GlobalInTeams, "global i => write B[i]", (B),
+      void operator()(const member_type& team) const { B(team.league_rank()) = 1; })
+};
+
+/// A team kernel one of whose members throws.
+template <class Space, class VB>
+struct ThrowingMember {
+  using member_type = Member<Space>;
+  VB B;
+  LIGHTNING_KERNEL(
+      ThrowingMember, "block b => write B[b]", (B), void operator()(const member_type& team) const {
+        if (team.team_rank() == 1 && team.league_rank() == 2)
+          throw std::runtime_error("member 1 of team 2 gave up");
+        team.team_barrier();
+        if (team.team_rank() == 0) B(team.league_rank()) = 1;
+      })
+};
+
+/// Team j reads row j + 1 too, which its annotation does not declare.
+template <class Space, class VA, class VB>
+struct ReadsTheNextRow {
+  using member_type = Member<Space>;
+  VA A;
+  VB B;
+  LIGHTNING_KERNEL(
+      ReadsTheNextRow, "block j, local t => read A[j, :], write B[j]", (A, B),
+      void operator()(const member_type& team) const {
+        const int j = team.league_rank();
+        if (team.team_rank() == team.team_size() - 1 && j + 1 < int(A.extent(0)))
+          B(j) = A(j + 1, 0);
+      })
+};
+
+/// Member 0 of every team returns before the barrier the others wait at.
+template <class Space, class VB>
+struct SkipsTheBarrier {
+  using member_type = Member<Space>;
+  VB B;
+  LIGHTNING_KERNEL(
+      SkipsTheBarrier, "block b => write B[b]", (B),
+      void operator()(const member_type& team) const {
+        if (team.team_rank() == 0) return;
+        team.team_barrier();
+        if (team.team_rank() == 1) B(team.league_rank()) = 1;
+      })
+};
+
+#if KOKKOS_VERSION >= 40000
+/// Kokkos 4's nested ranges: a TeamThreadMDRange over a team's tile, a TeamVectorRange, and
+/// a parallel_scan over a TeamThreadRange that returns the total.
+template <class Space, class VC, class VS>
+struct Kokkos4Ranges {
+  using member_type = Member<Space>;
+  VC C;  // [league, n0, n1]
+  VS S;  // [league, 2]: the scan's total, the TeamVectorRange's sum
+  LIGHTNING_KERNEL(
+      Kokkos4Ranges, "block b => write C[b, :, :], write S[b, :]", (C, S),
+      void operator()(const member_type& team) const {
+        const int b = team.league_rank();
+        const int n0 = static_cast<int>(C.extent(1));
+        const int n1 = static_cast<int>(C.extent(2));
+        Kokkos::parallel_for(Kokkos::TeamThreadMDRange(team, n0, n1),
+                             [&](const int i, const int j) { C(b, i, j) = 100 * i + j + b; });
+        int64_t total = 0;
+        Kokkos::parallel_scan(
+            Kokkos::TeamThreadRange(team, n0 * n1),
+            [&](const int k, int64_t& partial, const bool) { partial += k; }, total);
+        double sum = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, n1), [&](const int j, double& v) { v += j; }, sum);
+        if (team.team_rank() == 0) {
+          S(b, 0) = static_cast<double>(total);
+          S(b, 1) = sum;
+        }
+      })
+};
+#endif
+
+}  // namespace lk_team
