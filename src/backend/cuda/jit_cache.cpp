@@ -96,13 +96,16 @@ KernelImage JitCache::build(const kernel::KernelInfo& info, int sm_major, int sm
         compile_to_cubin({info.name, generated.file_name, generated.source}, options).cubin;
   } catch (Error& e) {
     // The usual mistake in a functor: using a member the macro does not list.
-    if (info.device.kind == kernel::DeviceCodeKind::kFunctorBody &&
-        e.message().find("is undefined") != std::string::npos) {
+    const bool functor = info.device.kind == kernel::DeviceCodeKind::kFunctorBody ||
+                         info.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody;
+    if (functor && e.message().find("is undefined") != std::string::npos) {
       std::string names;
       for (const auto& p : info.description.signature.params)
         names += (names.empty() ? "" : ", ") + p.name;
       throw e.with_context("GPU code sees only the members the kernel lists: " + names +
-                           " (add the others to LIGHTNING_KERNEL's member list)");
+                           " (add the others to LIGHTNING_KERNEL's member list), and of the "
+                           "types the operator names only Kokkos' and lightning's (declare "
+                           "the others inside LIGHTNING_KERNEL's last argument)");
     }
     throw;
   }

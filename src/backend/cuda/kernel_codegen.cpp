@@ -80,6 +80,31 @@ std::vector<Member> members_of(const KernelInfo& info) {
   return members;
 }
 
+// Appends the launch's shape (`shape` without its offset: DeviceCode::launch_offset), which
+// must follow the members within the kernel's bytes.
+void append_launch_shape(const KernelInfo& info, Member shape, std::vector<Member>& members) {
+  shape.offset = info.device.launch_offset;
+  const size_t params_end = members.empty() ? 0 : members.back().offset + members.back().size;
+  if (shape.offset < params_end || shape.offset % shape.align != 0 ||
+      shape.offset + shape.size > info.functor_size)
+    fail(info, "its launch shape (" + shape.type + ") sits at byte " +
+                   std::to_string(shape.offset) + ", not after its parameters (byte " +
+                   std::to_string(params_end) + ") within its " +
+                   std::to_string(info.functor_size) + " bytes");
+  members.push_back(shape);
+}
+
+// Refuses the reductions GPU code cannot make: custom reducers, and a value type of another
+// size than the kernel's.
+void check_reduction(const KernelInfo& info, const KernelSpecialization& spec) {
+  if (spec.reduction.op == ReduceOp::kCustom)
+    fail(info, "a custom reducer runs on host devices only (GPUs reduce with + * min max)");
+  if (size_of(spec.reduction.type) != info.reduction->value_size)
+    fail(info, "the reduction's value type " + std::string(name_of(spec.reduction.type)) +
+                   " does not have the kernel's value size " +
+                   std::to_string(info.reduction->value_size));
+}
+
 // `struct <name> { members at their offsets, gaps as bytes; <body> };` and the layout checks.
 void write_struct(std::ostringstream& out, const KernelInfo& info, const std::string& name,
                   const std::vector<Member>& members, const std::string& body) {
@@ -187,12 +212,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   if (rank < 1 || rank > 3)
     fail(info, "its operator() takes " + std::to_string(rank) + " indices (1 to 3 expected)");
   const bool reduces = info.reduces();
-  if (reduces && spec.reduction.op == ReduceOp::kCustom)
-    fail(info, "a custom reducer runs on host devices only (GPUs reduce with + * min max)");
-  if (reduces && size_of(spec.reduction.type) != info.reduction->value_size)
-    fail(info, "the reduction's value type " + std::string(name_of(spec.reduction.type)) +
-                   " does not have the kernel's value size " +
-                   std::to_string(info.reduction->value_size));
+  if (reduces) check_reduction(info, spec);
   const std::vector<Member> members = members_of(info);
   std::ostringstream out;
   write_prelude(out, info, spec);
@@ -314,22 +334,12 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
 // shared memory, level 1 its slice of resources.level1.
 GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization& spec) {
   const bool reduces = info.reduces();
-  if (reduces && spec.reduction.op == ReduceOp::kCustom)
-    fail(info, "a custom reducer runs on host devices only (GPUs reduce with + * min max)");
-  if (reduces && size_of(spec.reduction.type) != info.reduction->value_size)
-    fail(info, "the reduction's value type " + std::string(name_of(spec.reduction.type)) +
-                   " does not have the kernel's value size " +
-                   std::to_string(info.reduction->value_size));
+  if (reduces) check_reduction(info, spec);
   std::vector<Member> members = members_of(info);
-  const Member shape{"lightning_team", "lightning::jit::TeamLaunch", info.device.launch_offset,
-                     sizeof(jit::TeamLaunch), alignof(jit::TeamLaunch)};
-  const size_t params_end = members.empty() ? 0 : members.back().offset + members.back().size;
-  if (shape.offset < params_end || shape.offset % shape.align != 0 ||
-      shape.offset + shape.size > info.functor_size)
-    fail(info, "its team shape sits at byte " + std::to_string(shape.offset) +
-                   ", not after its members (byte " + std::to_string(params_end) + ") within its " +
-                   std::to_string(info.functor_size) + " bytes");
-  members.push_back(shape);
+  append_launch_shape(info,
+                      {"lightning_team", "lightning::jit::TeamLaunch", 0, sizeof(jit::TeamLaunch),
+                       alignof(jit::TeamLaunch)},
+                      members);
   std::ostringstream out;
   write_prelude(out, info, spec);
   out << "\nnamespace lightning_generated {\n\n";
@@ -393,16 +403,10 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
   const kernel::PortedSource source =
       kernel::read_ported_source(info.device.source, info.device.function);
   std::vector<Member> members = members_of(info);
-  // The launch shape follows the parameters (jit::PortedLaunch).
-  const Member shape{"lightning_launch", "lightning::jit::PortedLaunch", info.device.launch_offset,
-                     sizeof(jit::PortedLaunch), alignof(jit::PortedLaunch)};
-  const size_t params_end = members.empty() ? 0 : members.back().offset + members.back().size;
-  if (shape.offset < params_end || shape.offset % shape.align != 0 ||
-      shape.offset + shape.size > info.functor_size)
-    fail(info, "its launch shape sits at byte " + std::to_string(shape.offset) +
-                   ", not after its parameters (byte " + std::to_string(params_end) +
-                   ") within its " + std::to_string(info.functor_size) + " bytes");
-  members.push_back(shape);
+  append_launch_shape(info,
+                      {"lightning_launch", "lightning::jit::PortedLaunch", 0,
+                       sizeof(jit::PortedLaunch), alignof(jit::PortedLaunch)},
+                      members);
   std::ostringstream out;
   write_prelude(out, info, spec);
   out << "#include \"lightning_kokkos/device/ported_launch.hpp\"\n";
