@@ -348,8 +348,7 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   if (kernel.device.kind == kernel::DeviceCodeKind::kPorted ||
       kernel.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody) {
     // Ported and team launches may ask for dynamic shared memory beyond the 48 KiB every
-    // kernel gets;
-    // allow each as much as the GPU has, so the launch alone decides.
+    // kernel gets; allow each as much as the GPU has, so the launch alone decides.
     const int dynamic = g.max_shared_per_block_optin - f.static_shared;
     if (dynamic > 0)
       api_.check(api_.cuFuncSetAttribute(f.general, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
