@@ -442,125 +442,124 @@ __device__ inline Impl::VectorSingleStruct PerThread(const lightning::TeamMember
   return {m};
 }
 
+namespace Impl {
+
+// What distinguishes the three nested ranges: where a thread starts, how far it steps, and how
+// the threads of the range's scope join and scan their values (a rank's lanes agree on a
+// team-level value; every thread has its own in a TeamVectorRange).
+template <class I>
+__device__ I first_index(const TeamThreadRangeBoundariesStruct<I>& r) {
+  return r.start + static_cast<I>(threadIdx.y);
+}
+template <class I>
+__device__ I first_index(const ThreadVectorRangeBoundariesStruct<I>& r) {
+  return r.start + static_cast<I>(threadIdx.x);
+}
+template <class I>
+__device__ I first_index(const TeamVectorRangeBoundariesStruct<I>& r) {
+  return r.start + static_cast<I>(lightning::jit::thread_in_team());
+}
+template <class I>
+__device__ I index_step(const TeamThreadRangeBoundariesStruct<I>&) {
+  return static_cast<I>(blockDim.y);
+}
+template <class I>
+__device__ I index_step(const ThreadVectorRangeBoundariesStruct<I>&) {
+  return static_cast<I>(blockDim.x);
+}
+template <class I>
+__device__ I index_step(const TeamVectorRangeBoundariesStruct<I>&) {
+  return static_cast<I>(lightning::jit::team_threads());
+}
+template <class I, class V, class Join>
+__device__ V scope_join(const TeamThreadRangeBoundariesStruct<I>&, const V& v, const Join& join) {
+  return lightning::jit::team_join(v, join, blockDim.x);
+}
+template <class I, class V, class Join>
+__device__ V scope_join(const ThreadVectorRangeBoundariesStruct<I>&, const V& v, const Join& join) {
+  return lightning::jit::vector_join(v, join);
+}
+template <class I, class V, class Join>
+__device__ V scope_join(const TeamVectorRangeBoundariesStruct<I>&, const V& v, const Join& join) {
+  return lightning::jit::team_join(v, join, 1);
+}
+template <class I, class V>
+__device__ V scope_exclusive_scan(const TeamThreadRangeBoundariesStruct<I>&, const V& v, V& total) {
+  return lightning::jit::team_exclusive_scan(v, total, blockDim.x);
+}
+template <class I, class V>
+__device__ V scope_exclusive_scan(const ThreadVectorRangeBoundariesStruct<I>&, const V& v,
+                                  V& total) {
+  return lightning::jit::vector_exclusive_scan(v, total);
+}
+template <class I, class V>
+__device__ V scope_exclusive_scan(const TeamVectorRangeBoundariesStruct<I>&, const V& v, V& total) {
+  return lightning::jit::team_exclusive_scan(v, total, 1);
+}
+
+/// Calls `f(i)` for this thread's indices of `r`.
+template <class Range, class F>
+__device__ void for_each_index(const Range& r, const F& f) {
+  using I = typename Range::index_type;
+  const I step = index_step(r);
+  for (I i = first_index(r); i < r.end; i += step) f(i);
+}
+
+}  // namespace Impl
+
 // parallel_for: ranks step by the team size, lanes by the vector length, both by the team's
-// threads.
+// threads; a vector range ends with its lanes in step (__syncwarp), as in Kokkos.
 template <class I, class F>
 __device__ void parallel_for(const Impl::TeamThreadRangeBoundariesStruct<I>& r, const F& f) {
-  for (I i = r.start + static_cast<I>(threadIdx.y); i < r.end; i += static_cast<I>(blockDim.y))
-    f(i);
+  Impl::for_each_index(r, f);
 }
 template <class I, class F>
 __device__ void parallel_for(const Impl::ThreadVectorRangeBoundariesStruct<I>& r, const F& f) {
-  for (I i = r.start + static_cast<I>(threadIdx.x); i < r.end; i += static_cast<I>(blockDim.x))
-    f(i);
+  Impl::for_each_index(r, f);
   __syncwarp(lightning::jit::vector_mask());
 }
 template <class I, class F>
 __device__ void parallel_for(const Impl::TeamVectorRangeBoundariesStruct<I>& r, const F& f) {
-  const I step = static_cast<I>(lightning::jit::team_threads());
-  for (I i = r.start + static_cast<I>(lightning::jit::thread_in_team()); i < r.end; i += step) f(i);
+  Impl::for_each_index(r, f);
 }
 
-// parallel_reduce: into a value (a sum, each thread starting from a value-initialised one) or
-// through a reducer; every thread of the range's scope gets the result.
-template <class I, class F, class V>
+// parallel_reduce over any nested range: into a value (a sum, each thread starting from a
+// value-initialised one) or through a reducer; every thread of the range's scope gets the
+// result.
+template <class Range, class F, class V>
 __device__ lightning::jit::enable_if_t<!lightning::jit::is_reducer<V>::value> parallel_reduce(
-    const Impl::TeamThreadRangeBoundariesStruct<I>& r, const F& f, V& result) {
+    const Range& r, const F& f, V& result) {
+  using I = typename Range::index_type;
   V v = V();
-  parallel_for(r, [&](const I i) { f(i, v); });
-  result = lightning::jit::team_join(v, Impl::SumJoin<V>(), blockDim.x);
+  Impl::for_each_index(r, [&](const I i) { f(i, v); });
+  result = Impl::scope_join(r, v, Impl::SumJoin<V>());
 }
-template <class I, class F, class R>
+template <class Range, class F, class R>
 __device__ lightning::jit::enable_if_t<lightning::jit::is_reducer<R>::value> parallel_reduce(
-    const Impl::TeamThreadRangeBoundariesStruct<I>& r, const F& f, const R& reducer) {
+    const Range& r, const F& f, const R& reducer) {
+  using I = typename Range::index_type;
   using V = typename R::value_type;
   V v;
   reducer.init(v);
-  parallel_for(r, [&](const I i) { f(i, v); });
-  reducer.reference() = lightning::jit::team_join(
-      v, [&](V& d, const V& s) { reducer.join(d, s); }, blockDim.x);
-}
-template <class I, class F, class V>
-__device__ lightning::jit::enable_if_t<!lightning::jit::is_reducer<V>::value> parallel_reduce(
-    const Impl::ThreadVectorRangeBoundariesStruct<I>& r, const F& f, V& result) {
-  V v = V();
-  for (I i = r.start + static_cast<I>(threadIdx.x); i < r.end; i += static_cast<I>(blockDim.x))
-    f(i, v);
-  result = lightning::jit::vector_join(v, Impl::SumJoin<V>());
-}
-template <class I, class F, class R>
-__device__ lightning::jit::enable_if_t<lightning::jit::is_reducer<R>::value> parallel_reduce(
-    const Impl::ThreadVectorRangeBoundariesStruct<I>& r, const F& f, const R& reducer) {
-  using V = typename R::value_type;
-  V v;
-  reducer.init(v);
-  for (I i = r.start + static_cast<I>(threadIdx.x); i < r.end; i += static_cast<I>(blockDim.x))
-    f(i, v);
-  reducer.reference() =
-      lightning::jit::vector_join(v, [&](V& d, const V& s) { reducer.join(d, s); });
-}
-template <class I, class F, class V>
-__device__ lightning::jit::enable_if_t<!lightning::jit::is_reducer<V>::value> parallel_reduce(
-    const Impl::TeamVectorRangeBoundariesStruct<I>& r, const F& f, V& result) {
-  V v = V();
-  parallel_for(r, [&](const I i) { f(i, v); });
-  result = lightning::jit::team_join(v, Impl::SumJoin<V>(), 1);
-}
-template <class I, class F, class R>
-__device__ lightning::jit::enable_if_t<lightning::jit::is_reducer<R>::value> parallel_reduce(
-    const Impl::TeamVectorRangeBoundariesStruct<I>& r, const F& f, const R& reducer) {
-  using V = typename R::value_type;
-  V v;
-  reducer.init(v);
-  parallel_for(r, [&](const I i) { f(i, v); });
-  reducer.reference() = lightning::jit::team_join(
-      v, [&](V& d, const V& s) { reducer.join(d, s); }, 1);
+  Impl::for_each_index(r, [&](const I i) { f(i, v); });
+  reducer.reference() = Impl::scope_join(r, v, [&](V& d, const V& s) { reducer.join(d, s); });
 }
 
-// parallel_scan `f(i, partial, final)`: partial enters as the sum of the contributions of
-// the indices before i; in rounds of as many indices as the scope has threads. The overloads
-// with `total` also return the sum of all contributions.
-template <class I, class F, class V>
-__device__ void parallel_scan(const Impl::TeamThreadRangeBoundariesStruct<I>& r, const F& f,
-                              V& total) {
+// parallel_scan `f(i, partial, final)` over any nested range: partial enters as the sum of the
+// contributions of the indices before i; in rounds of as many indices as the scope has
+// threads. The overload with `total` also returns the sum of all contributions.
+template <class Range, class F, class V>
+__device__ void parallel_scan(const Range& r, const F& f, V& total) {
+  using I = typename Range::index_type;
   V carry = V();
-  for (I base = r.start; base < r.end; base += static_cast<I>(blockDim.y)) {
-    const I i = base + static_cast<I>(threadIdx.y);
-    V v = V();
-    if (i < r.end) f(i, v, false);
-    V round;
-    V prefix = carry + lightning::jit::team_exclusive_scan(v, round, blockDim.x);
-    if (i < r.end) f(i, prefix, true);
-    carry += round;
-  }
-  total = carry;
-}
-template <class I, class F, class V>
-__device__ void parallel_scan(const Impl::ThreadVectorRangeBoundariesStruct<I>& r, const F& f,
-                              V& total) {
-  V carry = V();
-  for (I base = r.start; base < r.end; base += static_cast<I>(blockDim.x)) {
-    const I i = base + static_cast<I>(threadIdx.x);
-    V v = V();
-    if (i < r.end) f(i, v, false);
-    V round;
-    V prefix = carry + lightning::jit::vector_exclusive_scan(v, round);
-    if (i < r.end) f(i, prefix, true);
-    carry += round;
-  }
-  total = carry;
-}
-template <class I, class F, class V>
-__device__ void parallel_scan(const Impl::TeamVectorRangeBoundariesStruct<I>& r, const F& f,
-                              V& total) {
-  V carry = V();
-  const I step = static_cast<I>(lightning::jit::team_threads());
+  const I step = Impl::index_step(r);
+  const I offset = Impl::first_index(r) - r.start;
   for (I base = r.start; base < r.end; base += step) {
-    const I i = base + static_cast<I>(lightning::jit::thread_in_team());
+    const I i = base + offset;
     V v = V();
     if (i < r.end) f(i, v, false);
     V round;
-    V prefix = carry + lightning::jit::team_exclusive_scan(v, round, 1);
+    V prefix = carry + Impl::scope_exclusive_scan(r, v, round);
     if (i < r.end) f(i, prefix, true);
     carry += round;
   }
