@@ -34,7 +34,7 @@ void run_blocks(const jit::PortedLaunch& launch, const Rect& superblock,
             for (unsigned x = 0; x < blocks[0]; ++x) {
               block(dim3(first[0] + x, first[1] + y, first[2] + z));
               // Every thread is done with the block (and its shared memory).
-              team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
+              team.barrier(kernel::HostTeam::Barrier::kTeamEnd, rank);
             }
       },
       kernel::HostTeam::Of::kCudaBlock);

@@ -131,6 +131,10 @@ driver::Driver& runtime() {
   return *state().driver;
 }
 
+int recommended_team_size(const kernel::TeamShape& shape) {
+  return kernel::recommended_team_size(shape, state().driver && state().driver->gpus_only());
+}
+
 ArrayControl* create_array(const std::string& label, DataType type, int rank, const int64_t* extent,
                            const DataDistribution* distribution, bool axes_reversed) {
   driver::Driver& d = runtime();

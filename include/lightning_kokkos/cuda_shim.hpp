@@ -8,13 +8,16 @@
 //                                       annotation, lightning::on_host<hotspot>());
 //
 // What it provides: __device__, __host__, __global__, __forceinline__, __launch_bounds__ and
-// __restrict__ (accepted and ignored), __shared__ variables, dim3/uint3, threadIdx, blockDim,
+// __restrict__ (accepted and ignored), __shared__ variables, dim3/uint3, threadIdx, blockIdx
+// (for __device__ helpers: the kernel's function takes it as its parameter), blockDim,
 // gridDim and warpSize, __syncthreads(), atomicAdd/Sub/Min/Max/Exch/CAS on 32- and 64-bit
 // integers and atomicAdd on float and double, min/max, rsqrtf, the __expf kind of fast
 // math, __ldg, and CUDA's vector types with make_int2 ... make_double3. Dynamic shared memory
 // is declared with `LIGHTNING_DYNAMIC_SHARED(float, tile);` (CUDA's `extern __shared__ float
-// tile[];`, which host C++ cannot express). Not provided: warp shuffles and votes, textures,
-// __constant__ memory, cooperative groups.
+// tile[];`, which host C++ cannot express). Warp intrinsics: __syncwarp, __shfl_sync and its
+// up/down/xor forms, __ballot_sync, __all_sync, __any_sync and __activemask (every lane the
+// block has: the shim cannot see divergence). Not provided: textures, __constant__ memory,
+// cooperative groups, the sm_80 __reduce_*_sync.
 //
 // How it runs: the threads of a block are threads of the host (one per CUDA thread, at most
 // 1024), meeting at __syncthreads(); the blocks of a superblock run one after the other.
@@ -82,6 +85,8 @@ namespace lightning::shim {
 /// What one host thread, running one CUDA thread, sees of its launch.
 struct ThreadState {
   uint3 thread{0, 0, 0};
+  uint3 block{0, 0, 0};  ///< in the whole grid: what helpers read as blockIdx
+  int rank = 0;          ///< the thread's linear index in its block (x fastest, as CUDA's)
   dim3 block_dim;
   dim3 grid_dim;
   kernel::HostTeam* team = nullptr;
@@ -156,12 +161,16 @@ struct HostCall<void (*)(dim3, P...)> {
           const unsigned r = static_cast<unsigned>(rank);
           current.thread = {r % block_dim.x, r / block_dim.x % block_dim.y,
                             r / (block_dim.x * block_dim.y)};
+          current.rank = rank;
           current.block_dim = block_dim;
           current.grid_dim = grid_dim;
           current.team = &team;
           current.dynamic_shared = team.scratch(0);
         },
-        [&](const dim3& index) { F(index, std::get<I>(args)...); });
+        [&](const dim3& index) {
+          current.block = index;
+          F(index, std::get<I>(args)...);
+        });
   }
 
   template <class T>
@@ -199,12 +208,106 @@ PortedHostCode on_host() {
 
 // CUDA's built-in variables and functions.
 inline thread_local const uint3& threadIdx = lightning::shim::current.thread;
+// The kernel's function takes blockIdx as its parameter; __device__ helpers read this one.
+inline thread_local const uint3& blockIdx = lightning::shim::current.block;
 inline thread_local const dim3& blockDim = lightning::shim::current.block_dim;
 inline thread_local const dim3& gridDim = lightning::shim::current.grid_dim;
 inline constexpr int warpSize = 32;
 
 inline void __syncthreads() {
-  lightning::shim::current.team->barrier();
+  lightning::shim::current.team->barrier(lightning::kernel::HostTeam::Barrier::kInKernel,
+                                         lightning::shim::current.rank);
+}
+
+// Warp intrinsics: the lanes of a mask meet at a warp barrier of the block's team (warps are
+// 32 consecutive linear thread indices, as in CUDA) and exchange values through the team's
+// slots. A lane of the mask that is elsewhere fails the launch (HostTeam::warp_barrier).
+namespace lightning::shim {
+inline int lane_id() {
+  return current.rank % 32;
+}
+/// The lanes the block has in the caller's warp.
+inline unsigned warp_lanes() {
+  const int lanes = std::min(32, current.team->size() - (current.rank - lane_id()));
+  return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+}
+/// The value `var` of the lane `source` returns (its own value when `source` < 0).
+template <class T>
+T exchange_in_warp(unsigned mask, const T& var, int source) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= kernel::HostTeam::kExchangeBytes,
+                "warp shuffles move trivially copyable values of up to 1 KiB");
+  kernel::HostTeam& team = *current.team;
+  std::memcpy(team.slot(current.rank), &var, sizeof(T));
+  team.warp_barrier(current.rank, mask);
+  T out = var;
+  const int from = current.rank - lane_id() + source;
+  if (source >= 0 && from < team.size() && (mask >> source & 1u))
+    std::memcpy(static_cast<void*>(&out), team.slot(from), sizeof(T));
+  team.warp_barrier(current.rank, mask);  // every lane has read before slots change
+  return out;
+}
+/// Lanes of `mask` whose `predicate` holds, as a ballot.
+inline unsigned ballot_in_warp(unsigned mask, int predicate) {
+  kernel::HostTeam& team = *current.team;
+  const int self = predicate != 0;
+  std::memcpy(team.slot(current.rank), &self, sizeof self);
+  team.warp_barrier(current.rank, mask);
+  unsigned votes = 0;
+  const int base = current.rank - lane_id();
+  for (int l = 0; l < 32 && base + l < team.size(); ++l) {
+    int vote = 0;
+    std::memcpy(&vote, team.slot(base + l), sizeof vote);
+    if ((mask >> l & 1u) && vote) votes |= 1u << l;
+  }
+  team.warp_barrier(current.rank, mask);
+  return votes;
+}
+}  // namespace lightning::shim
+
+inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  lightning::shim::current.team->warp_barrier(lightning::shim::current.rank, mask);
+}
+template <class T>
+inline T __shfl_sync(unsigned mask, T var, int source, int width = 32) {
+  const int lane = lightning::shim::lane_id();
+  return lightning::shim::exchange_in_warp(mask, var,
+                                           (lane & ~(width - 1)) + (source & (width - 1)));
+}
+template <class T>
+inline T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  const int lane = lightning::shim::lane_id();
+  const int in_segment = lane & (width - 1);
+  return lightning::shim::exchange_in_warp(
+      mask, var, in_segment >= static_cast<int>(delta) ? lane - static_cast<int>(delta) : -1);
+}
+template <class T>
+inline T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = 32) {
+  const int lane = lightning::shim::lane_id();
+  const int in_segment = lane & (width - 1);
+  return lightning::shim::exchange_in_warp(
+      mask, var,
+      in_segment + static_cast<int>(delta) < width ? lane + static_cast<int>(delta) : -1);
+}
+template <class T>
+inline T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = 32) {
+  const int lane = lightning::shim::lane_id();
+  const int source = lane ^ lane_mask;
+  // A lane may read earlier segments of `width` lanes, not later ones (its own value then).
+  return lightning::shim::exchange_in_warp(mask, var,
+                                           source < (lane & ~(width - 1)) + width ? source : -1);
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate) {
+  return lightning::shim::ballot_in_warp(mask, predicate);
+}
+inline int __all_sync(unsigned mask, int predicate) {
+  return lightning::shim::ballot_in_warp(mask, predicate) == (mask & lightning::shim::warp_lanes());
+}
+inline int __any_sync(unsigned mask, int predicate) {
+  return lightning::shim::ballot_in_warp(mask, predicate) != 0;
+}
+/// Every lane the block has in the caller's warp: the shim cannot see divergence.
+inline unsigned __activemask() {
+  return lightning::shim::warp_lanes();
 }
 inline void __threadfence() {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);

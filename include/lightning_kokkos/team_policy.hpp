@@ -171,6 +171,10 @@ class TeamMember {
 
 namespace detail {
 
+/// The team size Kokkos::AUTO gives `shape` on the runtime's devices
+/// (kernel::recommended_team_size); without a runtime, host devices'.
+int recommended_team_size(const kernel::TeamShape& shape);
+
 /// What a team launch copies to the devices: the kernel, the launch's shape, and for a
 /// reduction its operator (the kernel's own init and join when kCustom). The kernel comes
 /// first, so its parameters sit where its registration measured them.
@@ -288,12 +292,12 @@ class TeamPolicyInternal<lightning::Distributed, Properties...>
   }
   TeamPolicyInternal(const execution_space& space, int league_size, const Kokkos::AUTO_t&,
                      int vector_length = 1)
-      : TeamPolicyInternal(space, league_size, kRecommendedTeamSize, vector_length) {
+      : TeamPolicyInternal(space, league_size, 1, vector_length) {
     m_auto_team = true;
   }
   TeamPolicyInternal(const execution_space& space, int league_size, const Kokkos::AUTO_t&,
                      const Kokkos::AUTO_t&)
-      : TeamPolicyInternal(space, league_size, kRecommendedTeamSize, 1) {
+      : TeamPolicyInternal(space, league_size, 1, 1) {
     m_auto_team = m_auto_vector = true;
   }
   TeamPolicyInternal(const execution_space& space, int league_size, int team_size,
@@ -325,25 +329,34 @@ class TeamPolicyInternal<lightning::Distributed, Properties...>
   int team_size_max(const F&, const R&, const ParallelReduceTag&) const {
     return lightning::kernel::TeamLimits::kMaxThreads / impl_vector_length();
   }
-  /// What Kokkos::AUTO picks: one thread, the fast case of host devices.
+  /// What Kokkos::AUTO picks on the runtime's devices, with this policy's vector length and
+  /// scratch sizes: one thread on host devices, Kokkos' CUDA choice on GPUs
+  /// (kernel::recommended_team_size).
   template <class F>
   int team_size_recommended(const F&, const ParallelForTag&) const {
-    return kRecommendedTeamSize;
+    return lightning::detail::recommended_team_size(m_shape);
   }
   template <class F>
   int team_size_recommended(const F&, const ParallelReduceTag&) const {
-    return kRecommendedTeamSize;
+    return lightning::detail::recommended_team_size(m_shape);
   }
   template <class F, class R>
   int team_size_recommended(const F&, const R&, const ParallelReduceTag&) const {
-    return kRecommendedTeamSize;
+    return lightning::detail::recommended_team_size(m_shape);
   }
 
-  int team_size() const { return m_shape.team_size; }
+  /// With Kokkos::AUTO, the recommended size for the scratch sizes set so far (a launch
+  /// resolves it again with the final ones, as Kokkos' CUDA back-end does).
+  int team_size() const {
+    return m_auto_team ? lightning::detail::recommended_team_size(m_shape) : m_shape.team_size;
+  }
   int league_size() const { return static_cast<int>(m_shape.league_size); }
   bool impl_auto_team_size() const { return m_auto_team; }
   bool impl_auto_vector_length() const { return m_auto_vector; }
-  void impl_set_team_size(size_t size) { m_shape.team_size = static_cast<int32_t>(size); }
+  void impl_set_team_size(size_t size) {
+    m_shape.team_size = static_cast<int32_t>(size);
+    m_auto_team = false;
+  }
   void impl_set_vector_length(size_t length) {
     m_shape.vector_length = static_cast<int32_t>(length);
   }
@@ -351,7 +364,7 @@ class TeamPolicyInternal<lightning::Distributed, Properties...>
   static int vector_length_max() { return lightning::kernel::TeamLimits::kMaxVectorLength; }
   size_t scratch_size(const int& level, int team_size = -1) const {
     return static_cast<size_t>(
-        m_shape.scratch_bytes(level, team_size < 0 ? m_shape.team_size : team_size));
+        m_shape.scratch_bytes(level, team_size < 0 ? this->team_size() : team_size));
   }
   static int scratch_size_max(int level) {
     return static_cast<int>(level == 0 ? lightning::kernel::TeamLimits::kMaxScratch0
@@ -377,12 +390,14 @@ class TeamPolicyInternal<lightning::Distributed, Properties...>
     return *this;
   }
 
-  /// The launch's shape, as the runtime receives it.
-  const lightning::kernel::TeamShape& impl_shape() const { return m_shape; }
+  /// The launch's shape, as the runtime receives it (Kokkos::AUTO resolved).
+  lightning::kernel::TeamShape impl_shape() const {
+    lightning::kernel::TeamShape shape = m_shape;
+    shape.team_size = team_size();
+    return shape;
+  }
 
  private:
-  static constexpr int kRecommendedTeamSize = 1;
-
   execution_space m_space;
   lightning::kernel::TeamShape m_shape;
   bool m_auto_team = false;

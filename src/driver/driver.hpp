@@ -52,6 +52,8 @@ class Driver final {
   Driver& operator=(const Driver&) = delete;
 
   const DeviceSet& devices() const { return planner_.devices(); }
+  /// Whether every device of the run is a GPU.
+  bool gpus_only() const { return workers_->gpus_only(); }
 
   /// `axes_reversed`: the program indexes the array's axes in reverse order (a LayoutLeft
   /// View), for messages.

@@ -31,17 +31,18 @@ std::vector<cuda::GpuInfo> selected_gpus(const Config& config) {
 #endif
 }  // namespace
 
-int local_device_count(const Config& config) {
+LocalDevices local_devices(const Config& config) {
 #if LIGHTNING_HAVE_CUDA
   const auto gpus = selected_gpus(config);
-  if (!gpus.empty()) return static_cast<int>(gpus.size());
+  if (!gpus.empty()) return {static_cast<int>(gpus.size()), true};
 #else
   if (config.devices.kind == DeviceSelection::Kind::kCuda)
     throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
                                         "': this build has no CUDA backend (built without the "
                                         "CUDA toolkit); use host:N");
 #endif
-  return config.devices.kind == DeviceSelection::Kind::kHost ? config.devices.host_count : 1;
+  return {config.devices.kind == DeviceSelection::Kind::kHost ? config.devices.host_count : 1,
+          false};
 }
 
 void apply_worker_settings(const Config& config, worker::WorkerOptions& options) {

@@ -11,10 +11,16 @@
 
 namespace lightning::driver {
 
-/// How many devices this process drives under `config`: the selected GPUs (`cuda`,
-/// `cuda:0,2`, or `auto` where the machine has some), else `host:N`'s N (`auto`: 1). Throws
+/// The devices one process drives.
+struct LocalDevices {
+  int count = 0;
+  bool gpus = false;  ///< GPUs, else emulated host devices
+};
+
+/// What this process drives under `config`: the selected GPUs (`cuda`, `cuda:0,2`, or `auto`
+/// where the machine has some), else `host:N`'s N emulated host devices (`auto`: 1). Throws
 /// Error(kConfig) for devices this build or machine cannot drive.
-int local_device_count(const Config& config);
+LocalDevices local_devices(const Config& config);
 
 /// The settings of `config` every worker takes as they are: host memory cap, spill
 /// directory, staging limit, checked mode.

@@ -30,6 +30,7 @@ struct OpenSession {
 struct DevicesOffered {
   uint64_t session = 0;
   int count = 0;
+  bool gpus = false;  ///< GPUs, else emulated host devices
   std::string error;
 };
 

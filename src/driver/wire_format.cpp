@@ -197,7 +197,7 @@ void serialize(Archive& a, OpenSession& m) {
 }
 template <class Archive>
 void serialize(Archive& a, DevicesOffered& m) {
-  a(m.session, m.count, m.error);
+  a(m.session, m.count, m.gpus, m.error);
 }
 template <class Archive>
 void serialize(Archive& a, StartWorker& m) {

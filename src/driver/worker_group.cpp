@@ -53,9 +53,13 @@ std::unique_ptr<worker::TraceWriter> trace_for(const Config& config) {
 class LocalWorkers final : public WorkerGroup {
  public:
   LocalWorkers(const Config& config, int workers)
-      : config_(config), devices_(device_set_for(config, workers)), count_(workers) {}
+      : config_(config),
+        local_(local_devices(config)),
+        devices_(device_set_for(local_, workers)),
+        count_(workers) {}
 
   const DeviceSet& devices() const override { return devices_; }
+  bool gpus_only() const override { return local_.gpus; }
 
   void start(WorkerEvents events) override {
     trace_ = trace_for(config_);
@@ -87,12 +91,13 @@ class LocalWorkers final : public WorkerGroup {
   std::string describe() const override { return std::to_string(count_) + " worker(s)"; }
 
  private:
-  static DeviceSet device_set_for(const Config& config, int workers) {
+  static DeviceSet device_set_for(const LocalDevices& local, int workers) {
     if (workers < 1) throw Error(ErrorKind::kInvalidArgument, "a driver needs at least one worker");
-    return DeviceSet::uniform(workers, local_device_count(config));
+    return DeviceSet::uniform(workers, local.count);
   }
 
   Config config_;
+  LocalDevices local_;
   DeviceSet devices_;
   int count_;
   comm::LoopbackTransport loopback_;
@@ -118,6 +123,7 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
   ~ClusterWorkers() override { cluster_->set_listener(nullptr); }
 
   const DeviceSet& devices() const override { return devices_; }
+  bool gpus_only() const override { return gpus_only_; }
 
   void start(WorkerEvents events) override {
     events_ = std::move(events);
@@ -192,7 +198,9 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
   // Opens a session on every worker rank; each answers with the devices it contributes.
   DeviceSet open_sessions() {
     std::vector<int> counts(static_cast<size_t>(cluster_->size()));
-    counts[0] = local_device_count(config_);
+    const LocalDevices local = local_devices(config_);
+    counts[0] = local.count;
+    bool gpus = local.gpus;
     const std::vector<rpc::Message> replies =
         cluster_->request_all(rpc::OpenSession{session_, config_});
     for (int r = 1; r < cluster_->size(); ++r) {
@@ -200,7 +208,9 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
       if (!offer.error.empty())
         throw Error(ErrorKind::kConfig, "rank " + std::to_string(r) + ": " + offer.error);
       counts[static_cast<size_t>(r)] = offer.count;
+      gpus = gpus && (offer.gpus || offer.count == 0);
     }
+    gpus_only_ = gpus;
     return DeviceSet::from_counts(counts);
   }
 
@@ -218,6 +228,7 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
   std::shared_ptr<Cluster> cluster_;  // declared first: destroyed last
   uint64_t session_;                  // this driver's session on the worker ranks
   Config config_;
+  bool gpus_only_ = false;  // set by open_sessions(), before devices_ holds its result
   DeviceSet devices_;
   WorkerEvents events_;
   std::unique_ptr<worker::TraceWriter> trace_;

@@ -35,6 +35,8 @@ class WorkerGroup {
 
   /// Every device of the run, numbered worker by worker.
   virtual const DeviceSet& devices() const = 0;
+  /// Whether every device of the run is a GPU (what `Kokkos::AUTO` team sizes follow).
+  virtual bool gpus_only() const { return false; }
   /// Starts the workers; from then on their completions and losses go to `events`. Throws
   /// Error(kConfig) naming a worker that cannot start.
   virtual void start(WorkerEvents events) = 0;

@@ -50,10 +50,12 @@ bool WorkerService::handle(rpc::Message message) {
                    if (own_devices_.kind != DeviceSelection::Kind::kAuto)
                      config_.devices = own_devices_;
                    set_log_level(config_.log);
-                   rpc::DevicesOffered reply{m.session, 0, {}};
+                   rpc::DevicesOffered reply{m.session, 0, false, {}};
                    try {
-                     device_count_ = local_device_count(config_);
-                     reply.count = device_count_;
+                     const LocalDevices local = local_devices(config_);
+                     device_count_ = local.count;
+                     reply.count = local.count;
+                     reply.gpus = local.gpus;
                    } catch (const std::exception& e) {
                      reply.error = e.what();
                    }

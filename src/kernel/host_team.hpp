@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace lightning::kernel {
@@ -39,8 +40,16 @@ class HostTeam {
   /// Returns when every member has arrived (at once for a team of one). A member arriving
   /// at another kind of barrier than the others wait at (one returned from the kernel while
   /// the others wait in it) cancels the team and throws Error(kInvalidArgument): on a GPU
-  /// that kernel would hang.
-  void barrier(Barrier kind = Barrier::kInKernel);
+  /// that kernel would hang. `rank`, the caller's, is given where warp_barrier() is used (the
+  /// CUDA shim), so that a lane waiting here while its warp waits for it is an error too.
+  void barrier(Barrier kind = Barrier::kInKernel, int rank = -1);
+  /// Returns when every lane of `mask` in member `rank`'s warp (32 consecutive ranks, as CUDA
+  /// forms warps) has arrived with the same mask: __syncwarp and the warp intrinsics of the
+  /// CUDA shim. Lanes the team does not have are not waited for. A lane of the mask that waits
+  /// at the team barrier (or has returned from the kernel) instead, a mask without the caller,
+  /// and lanes arriving with different masks cancel the team and throw Error(kInvalidArgument)
+  /// naming the warp: on a GPU such a kernel's behaviour is undefined.
+  void warp_barrier(int rank, uint32_t mask);
   /// Releases every member waiting at a barrier, now and later, with TeamCancelled.
   void cancel();
   /// Member `rank`'s slot of the exchange buffer (kExchangeBytes, aligned for any value).
@@ -56,6 +65,14 @@ class HostTeam {
   struct alignas(64) Line {
     unsigned char bytes[64];
   };
+  // One warp's barrier: the lanes arrived in this generation, with the mask they gave.
+  struct WarpSync {
+    uint32_t arrived = 0;
+    uint32_t mask = 0;
+    uint64_t generation = 0;
+  };
+  // Cancels the team (mutex_ held) and throws the error of a warp whose lanes cannot meet.
+  [[noreturn]] void fail_warp(int warp, const std::string& what);
 
   int size_;
   Of of_;
@@ -65,6 +82,9 @@ class HostTeam {
   uint64_t generation_ = 0;
   Barrier waiting_at_ = Barrier::kInKernel;  // of the members arrived in this generation
   bool cancelled_ = false;
+  // Per member, in this generation: 0, or 1 + the Barrier it waits at.
+  std::vector<uint8_t> at_team_barrier_;
+  std::vector<WarpSync> warps_;
   std::vector<Line> exchange_;
   std::vector<Line> scratch_[2];
 };

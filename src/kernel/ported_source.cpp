@@ -2,6 +2,8 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <utility>
+#include <vector>
 
 namespace lightning::kernel {
 
@@ -54,11 +56,51 @@ class Scanner {
   size_t at_ = 0;
 };
 
+// Whether `source` names blockIdx outside the definitions of `function` (from its name to its
+// body's closing brace). A template's arguments and a namespace in `function` are ignored.
+bool names_block_index_elsewhere(const std::string& source, std::string function) {
+  function = function.substr(0, function.find('<'));
+  if (const size_t colons = function.rfind("::"); colons != std::string::npos)
+    function = function.substr(colons + 2);
+  std::vector<std::pair<size_t, size_t>> tokens;
+  Scanner scan(source);
+  for (size_t b = 0, e = 0; scan.next(b, e);) tokens.emplace_back(b, e);
+  const auto is = [&](size_t k, const char* text) {
+    return source.compare(tokens[k].first, tokens[k].second - tokens[k].first, text) == 0;
+  };
+  // The index of the token that closes the bracket opened at `k`; tokens.size() if none.
+  const auto closing = [&](size_t k, const char* open, const char* close) {
+    int depth = 0;
+    for (; k < tokens.size(); ++k) {
+      if (is(k, open)) ++depth;
+      if (is(k, close) && --depth == 0) return k;
+    }
+    return tokens.size();
+  };
+  std::vector<bool> inside(tokens.size(), false);
+  for (size_t k = 0; k + 1 < tokens.size(); ++k) {
+    if (!is(k, function.c_str()) || !is(k + 1, "(")) continue;
+    size_t at = closing(k + 1, "(", ")") + 1;
+    // Its parameters (also those of a declaration: `dim3 blockIdx` there is a name).
+    for (size_t i = k; i < at && i < tokens.size(); ++i) inside[i] = true;
+    // Past qualifiers and attributes to the body; a ';' first: a declaration.
+    while (at < tokens.size() && !is(at, "{") && !is(at, ";"))
+      at = is(at, "(") ? closing(at, "(", ")") + 1 : at + 1;
+    if (at >= tokens.size() || is(at, ";")) continue;
+    const size_t end = closing(at, "{", "}");
+    for (size_t i = k; i <= end && i < tokens.size(); ++i) inside[i] = true;
+  }
+  for (size_t k = 0; k < tokens.size(); ++k)
+    if (!inside[k] && is(k, "blockIdx")) return true;
+  return false;
+}
+
 }  // namespace
 
 PortedSource read_ported_source(const std::string& source, const std::string& function) {
   PortedSource out;
   out.text = source;
+  out.uses_block_index_elsewhere = names_block_index_elsewhere(source, function);
   Scanner scan(source);
   size_t b = 0, e = 0;
   while (scan.next(b, e)) {

@@ -1,7 +1,7 @@
 // What the runtime reads from a ported CUDA kernel's source text: its __launch_bounds__
 // (which CUDA allows on __global__ functions only, so the generated entry point takes them
-// over) and whether it reads gridDim (which the entry point then provides for the whole
-// launch, not the superblock's grid).
+// over), and whether it reads gridDim, or blockIdx outside the kernel's function (which the
+// entry point then provides for the whole launch, not the superblock's grid).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,9 @@ struct PortedSource {
   int64_t max_threads = 0;
   /// Whether the source names gridDim (outside comments and literals).
   bool uses_grid_dim = false;
+  /// Whether it names blockIdx outside `function` (in a __device__ helper), which must then
+  /// see the block's index in the whole grid too, not the superblock's hardware one.
+  bool uses_block_index_elsewhere = false;
   /// Whether it declares __constant__ memory, which a ported kernel cannot be given (no
   /// cudaMemcpyToSymbol reaches it: it would read zeros).
   bool uses_constant_memory = false;

@@ -1,5 +1,7 @@
 #include "kernel/team_shape.hpp"
 
+#include <algorithm>
+
 #include "core/size_text.hpp"
 
 namespace lightning::kernel {
@@ -23,6 +25,28 @@ std::string TeamShape::limit_violation() const {
              n(static_cast<int64_t>(thread_scratch[level])) + " per thread x " + n(team_size) +
              " threads) is more than the " + format_size(limit[level]) + " a team may have";
   return {};
+}
+
+int recommended_team_size(const TeamShape& shape, bool gpus) {
+  if (!gpus || shape.vector_length < 1) return 1;
+  constexpr int64_t kThreadsPerSm = 2048, kBlocksPerSm = 32, kWarp = 32;
+  constexpr uint64_t kSharedPerSm = 228 * 1024, kSharedReservedPerBlock = 1024;
+  int64_t best_block = 0, best_threads = 0;
+  for (int64_t block = BlockLimits::kMaxThreads; block >= kWarp; block -= kWarp) {
+    const int64_t team = block / shape.vector_length;
+    if (team < 1 || shape.scratch_bytes(0, team) > TeamLimits::kMaxScratch0 ||
+        shape.scratch_bytes(1, team) > TeamLimits::kMaxScratch1)
+      continue;
+    const uint64_t shared = shape.scratch_bytes(0, team) + kSharedReservedPerBlock;
+    const int64_t blocks = std::min(
+        {kBlocksPerSm, kThreadsPerSm / block, static_cast<int64_t>(kSharedPerSm / shared)});
+    const int64_t threads = blocks * block;
+    if (threads > best_threads || (block >= 128 && threads == best_threads)) {
+      best_block = block;
+      best_threads = threads;
+    }
+  }
+  return best_block == 0 ? 1 : static_cast<int>(best_block / shape.vector_length);
 }
 
 std::string scratch_exhausted_message(int level, uint64_t asked, uint64_t left, uint64_t capacity) {

@@ -37,6 +37,15 @@ struct TeamShape : jit::TeamLaunch {
 
 static_assert(sizeof(TeamShape) == sizeof(jit::TeamLaunch), "GPU code reads a TeamShape's bytes");
 
+/// The team size `Kokkos::AUTO` gives `shape` (its vector length and scratch sizes; its team
+/// size is ignored). On host devices (`gpus` false: some device of the run is not a GPU) one
+/// thread, as Kokkos::Serial. On GPUs Kokkos' CUDA choice: the smallest block of at least 128
+/// threads among those that keep the most threads resident on an SM (2048 threads, 32 blocks
+/// and 228 KiB of shared memory per SM, as on compute capability 9.0), counting the team's
+/// level-0 scratch; registers are not counted (the kernel is compiled later, on each GPU).
+/// Without scratch: 128 / vector length.
+int recommended_team_size(const TeamShape& shape, bool gpus);
+
 /// The message of a scratch allocation of `asked` bytes at `level` when `left` of the team's
 /// `capacity` bytes remain (host devices and GPUs alike).
 std::string scratch_exhausted_message(int level, uint64_t asked, uint64_t left, uint64_t capacity);

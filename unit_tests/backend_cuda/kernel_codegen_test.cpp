@@ -433,6 +433,16 @@ TEST(KernelCodegen, TheWholeTeamInterfaceCompiles) {
                               });
         Kokkos::parallel_scan(Kokkos::TeamVectorRange(team, n),
                               [&](const int i, float& part, bool) { part += 1.0f; });
+        // Kokkos 4's nested MD ranges, deduced and spelt out.
+        Kokkos::parallel_for(Kokkos::TeamThreadMDRange(team, 4, 3),
+                             [&](const int i, const int j) { tile(i, j) += 1.0f; });
+        Kokkos::parallel_for(
+            Kokkos::ThreadVectorMDRange<Kokkos::Rank<3, Kokkos::Iterate::Left>, member_type>(
+                team, 2, 2, 3),
+            [&](const int i, const int j, const int k) { tile(i + j, k) += 1.0f; });
+        double md = 0;
+        Kokkos::parallel_reduce(Kokkos::TeamVectorMDRange(team, 4, 3),
+                                [&](const int i, const int j, double& v) { v += tile(i, j); }, md);
         double shared = 0;
         Kokkos::single(Kokkos::PerTeam(team), [&](double& v) { v = s + p; }, shared);
         Kokkos::single(Kokkos::PerThread(team), [&](double& v) { v += lo; }, shared);
@@ -448,7 +458,7 @@ TEST(KernelCodegen, TheWholeTeamInterfaceCompiles) {
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           Kokkos::atomic_add(&y(team.league_rank()), shared + top + before + offset + total +
                                  where.loc + most.loc + all + any + bits_and + bits_or +
-                                 tile(1, 2) + Kokkos::sqrt(Kokkos::abs(lo)));
+                                 tile(1, 2) + md + Kokkos::sqrt(Kokkos::abs(lo)));
           Kokkos::atomic_max(&y(0), hi);
           Kokkos::atomic_fetch_add(&global, 1ll);
         });
@@ -477,15 +487,19 @@ TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheBlockInTheWholeGrid
                   "}\n");
   const GeneratedKernel g = generate_kernel(info, {});
   EXPECT_TRUE(contains(g.source,
-                       "stencil(dim3(static_cast<unsigned>(box.lo[0] / blockDim.x) + blockIdx.x,"))
+                       "const dim3 block_in_grid(static_cast<unsigned>(box.lo[0] / blockDim.x) + "
+                       "blockIdx.x,"))
       << g.source;
   EXPECT_TRUE(contains(g.source, "static_cast<unsigned>(box.lo[1] / blockDim.y) + blockIdx.y,"))
       << g.source;
-  EXPECT_TRUE(contains(g.source, "), f.out, f.in, f.n);")) << g.source;
-  // No loop, no launch bounds of the runtime's, no gridDim of its own: the kernel as written.
+  EXPECT_TRUE(contains(g.source, "stencil(block_in_grid, f.out, f.in, f.n);")) << g.source;
+  // No loop, no launch bounds of the runtime's, no gridDim or blockIdx of its own, no barrier:
+  // the kernel as written.
   EXPECT_FALSE(contains(g.source, "for (")) << g.source;
   EXPECT_FALSE(contains(g.source, "__launch_bounds__")) << g.source;
   EXPECT_FALSE(contains(g.source, "lightning_grid_dim")) << g.source;
+  EXPECT_FALSE(contains(g.source, "lightning_block_idx")) << g.source;
+  EXPECT_FALSE(contains(g.source, "__syncthreads")) << g.source;
   EXPECT_TRUE(contains(g.source, "lightning::jit::PortedLaunch lightning_launch;  // bytes [72, "))
       << g.source;
   EXPECT_TRUE(contains(g.source, "static_assert(sizeof(int32_t) == 4 && 64 % alignof(int32_t)"))
@@ -518,6 +532,24 @@ TEST(KernelCodegen, PortedTwoDimensionalKernelWithSharedMemoryAndLaunchBounds) {
   EXPECT_TRUE(contains(g.source, "lightning_grid_dim = make_uint3(f.lightning_launch.grid[0]"))
       << g.source;
   compile(g, "2-D tile with shared memory");
+}
+
+// A __device__ helper that reads blockIdx itself sees the block's index in the whole grid,
+// as the function's parameter does (cuda-samples and Rodinia compute indices in helpers).
+TEST(KernelCodegen, PortedHelpersThatReadBlockIdxSeeTheWholeGrid) {
+  const KernelInfo info = ported_info(
+      "scale", {CudaParam::array<float>("v", 1)},
+      "__device__ int global_index() { return blockIdx.x * blockDim.x + threadIdx.x; }\n"
+      "__device__ void scale(dim3 blockIdx, lightning::Vector<float> v) {\n"
+      "  v[global_index()] *= 2 + blockIdx.y;\n"
+      "}\n");
+  const GeneratedKernel g = generate_kernel(info, {});
+  EXPECT_TRUE(contains(g.source, "#define blockIdx lightning_block_idx")) << g.source;
+  EXPECT_TRUE(contains(g.source, "#undef blockIdx")) << g.source;
+  EXPECT_TRUE(
+      contains(g.source, "    lightning_block_idx = block_in_grid;\n  }\n  __syncthreads();"))
+      << g.source;
+  compile(g, "helper reading blockIdx");
 }
 
 TEST(KernelCodegen, PortedKernelWithDynamicSharedMemoryAndWarpIntrinsics) {

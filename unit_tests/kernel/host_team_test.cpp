@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <atomic>
 #include <stdexcept>
 #include <string>
@@ -101,6 +103,44 @@ TEST(TeamShape, NamesTheLimitAShapeBreaks) {
   s.team_scratch[0] = 0;
   s.team_size = 0;
   EXPECT_EQ(s.limit_violation(), "team size 0 is not positive");
+}
+
+TEST(TeamShape, AutoTeamSizeIsOneOnHostDevicesAndKokkosCudaChoiceOnGpus) {
+  TeamShape s;
+  s.league_size = 1000;
+  s.team_size = 7;  // ignored
+  EXPECT_EQ(recommended_team_size(s, false), 1);
+  // Without scratch every block of 128 to 1024 threads keeps 2048 threads on an SM; the
+  // smallest of them wins.
+  for (int vector : {1, 2, 4, 8, 16, 32}) {
+    s.vector_length = vector;
+    EXPECT_EQ(recommended_team_size(s, true), 128 / vector) << vector;
+  }
+  s.vector_length = 1;
+  // 40 KiB per team: 5 blocks fit the SM's shared memory, so 512 threads x 4 blocks is best.
+  s.team_scratch[0] = 40 * 1024;
+  EXPECT_EQ(recommended_team_size(s, true), 512);
+  // 1 KiB per thread: no team of more than 47 threads fits 48 KiB; of blocks of whole warps,
+  // 32 threads (6 blocks, 33 KiB each).
+  s.team_scratch[0] = 0;
+  s.thread_scratch[0] = 1024;
+  EXPECT_EQ(recommended_team_size(s, true), 32);
+  // Nothing fits: one thread, which the launch then refuses, naming the limit.
+  s.team_scratch[0] = 64 * 1024;
+  EXPECT_EQ(recommended_team_size(s, true), 1);
+  // Whatever it picks can run.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 500; ++trial) {
+    TeamShape r;
+    r.league_size = 10;
+    r.vector_length = 1 << std::uniform_int_distribution<int>(0, 5)(rng);
+    r.team_scratch[0] = std::uniform_int_distribution<uint64_t>(0, 40 * 1024)(rng);
+    r.thread_scratch[0] = std::uniform_int_distribution<uint64_t>(0, 256)(rng);
+    r.thread_scratch[1] = std::uniform_int_distribution<uint64_t>(0, 64 * 1024)(rng);
+    r.team_size = recommended_team_size(r, true);
+    EXPECT_EQ(r.limit_violation(), "") << trial;
+    EXPECT_EQ(r.team_size * r.vector_length % 32, 0) << trial;
+  }
 }
 
 }  // namespace

@@ -43,6 +43,32 @@ TEST(PortedSource, BoundsThatAreNotALiteralAreKeptButNotChecked) {
       read_ported_source("__constant__ float c[4];\nvoid k() {}", "k").uses_constant_memory);
 }
 
+TEST(PortedSource, FindsBlockIdxReadOutsideTheKernelsFunction) {
+  const auto elsewhere = [](const std::string& source, const std::string& function) {
+    return read_ported_source(source, function).uses_block_index_elsewhere;
+  };
+  const std::string kernel = "__device__ void k(dim3 blockIdx, int n) { if (blockIdx.x < n) {} }\n";
+  EXPECT_FALSE(elsewhere(kernel, "k"));
+  EXPECT_FALSE(elsewhere("// blockIdx\n__device__ int h() { return 1; }\n" + kernel, "k"));
+  EXPECT_FALSE(elsewhere("__device__ void k(dim3 blockIdx, int n);\n" + kernel, "k"));
+  EXPECT_TRUE(elsewhere("__device__ int h() { return blockIdx.x; }\n" + kernel, "k"));
+  EXPECT_TRUE(elsewhere(kernel + "__device__ int h() { return blockIdx.y; }\n", "k"));
+  // A declaration is no definition: what follows it is elsewhere.
+  EXPECT_TRUE(elsewhere("__device__ void k(dim3 blockIdx, int n);\nint x = blockIdx.x;", "k"));
+  // Templates and qualified names: their base name; launch bounds and qualifiers between the
+  // parameters and the body.
+  EXPECT_FALSE(
+      elsewhere("template <int B> __device__ void __launch_bounds__(B) "
+                "mm(dim3 blockIdx) { int b = blockIdx.x * B; }",
+                "mm<16>"));
+  EXPECT_FALSE(
+      elsewhere("namespace s { __device__ void k(dim3 blockIdx) noexcept "
+                "{ { int b = blockIdx.x; } int c = blockIdx.y; } }",
+                "s::k"));
+  // Not found at all: blockIdx is taken to be read elsewhere.
+  EXPECT_TRUE(elsewhere("__device__ void other(dim3 blockIdx) { int b = blockIdx.x; }", "k"));
+}
+
 jit::PortedLaunch shape(uint32_t rank, std::array<uint32_t, 3> grid,
                         std::array<uint32_t, 3> block) {
   jit::PortedLaunch l{};

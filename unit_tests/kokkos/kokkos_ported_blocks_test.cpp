@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <string>
 
 #include "kokkos_test_kernels.hpp"
@@ -79,6 +80,77 @@ const lightning::CudaKernel kWhere("ported_test::where", kWhereSource, "where",
                                    {CudaParam::array<int>("out", 3)},
                                    "global [x, y, z] => write out[z, y, x]",
                                    lightning::on_host<where>());
+
+// The indices come from a __device__ helper that reads blockIdx itself, as cuda-samples' and
+// Rodinia's helpers do: it must see the block in the whole grid, not in the superblock.
+LK_PORTED_SOURCE(
+    kHelperSource,
+    __device__ int2 cell() {
+      return make_int2(blockIdx.x * blockDim.x + threadIdx.x,
+                       blockIdx.y * blockDim.y + threadIdx.y);
+    } __device__ void from_helper(dim3 blockIdx, lightning::Matrix<int> out) {
+      const int2 c = cell();
+      out(c.y, c.x) = c.x + 1000 * c.y + 1000000 * (blockIdx.x + 10 * blockIdx.y);
+    })
+
+const lightning::CudaKernel kFromHelper("ported_test::from_helper", kHelperSource, "from_helper",
+                                        {CudaParam::array<int>("out", 2)},
+                                        "global [x, y] => write out[y, x]",
+                                        lightning::on_host<from_helper>());
+
+// Warp intrinsics: a shuffle-down sum, a butterfly max, an inclusive shuffle-up scan and a
+// ballot, per warp, into out[i] (4 values per thread). Blocks of 48 threads: a partial warp.
+LK_PORTED_SOURCE(
+    kWarpSource, __device__ void warp_ops(dim3 blockIdx, lightning::Matrix<int> out,
+                                          const lightning::Vector<int> in) {
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      const unsigned lanes = __activemask();
+      const int v = in[i];
+      // Lanes past the block's last thread hold nothing: values from them are not used.
+      const int lane = threadIdx.x % 32, count = min(32, blockDim.x - threadIdx.x / 32 * 32);
+      int sum = v;
+      for (int o = 16; o > 0; o /= 2) {
+        const int other = __shfl_down_sync(lanes, sum, o);
+        if (lane + o < count) sum += other;
+      }
+      sum = __shfl_sync(lanes, sum, 0);
+      int top = v;
+      for (int o = 1; o < 32; o *= 2) {
+        const int other = __shfl_xor_sync(lanes, top, o);
+        if ((lane ^ o) < count) top = max(top, other);
+      }
+      int scan = v;
+      for (int o = 1; o < 32; o *= 2) {
+        const int up = __shfl_up_sync(lanes, scan, o);
+        if (threadIdx.x % 32 >= o) scan += up;
+      }
+      const unsigned odd = __ballot_sync(lanes, v % 2 != 0);
+      __syncwarp(lanes);
+      out(i, 0) = sum;
+      out(i, 1) = top;
+      out(i, 2) = scan;
+      out(i, 3) = static_cast<int>(odd & 0xffffu) + (__all_sync(lanes, v % 3 != 0) ? 1 << 20 : 0) +
+                  (__any_sync(lanes, v > 1000) ? 1 << 21 : 0);
+    })
+
+const lightning::CudaKernel kWarpOps("ported_test::warp_ops", kWarpSource, "warp_ops",
+                                     {CudaParam::array<int>("out", 2),
+                                      CudaParam::array<int>("in", 1)},
+                                     "global i => read in[i], write out[i, :]",
+                                     lightning::on_host<warp_ops>());
+
+// Lane 0 leaves; the others wait for it at a __syncwarp.
+LK_PORTED_SOURCE(
+    kWarpLeaverSource, __device__ void warp_leaver(dim3 blockIdx, lightning::Vector<int> out) {
+      if (threadIdx.x == 0) return;
+      __syncwarp();
+      out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
+    })
+
+const lightning::CudaKernel kWarpLeaver("ported_test::warp_leaver", kWarpLeaverSource,
+                                        "warp_leaver", {CudaParam::array<int>("out", 1)},
+                                        "global i => write out[i]",
+                                        lightning::on_host<warp_leaver>());
 
 // Thread 0 leaves before the barrier the others wait at.
 LK_PORTED_SOURCE(
@@ -179,6 +251,71 @@ TEST(PortedBlocks, ThreeDimensionalBlocksAndGrids) {
       for (int x = 0; x < gx * bx; ++x)
         ASSERT_EQ(got(z, y, x), x + 100 * y + 10000 * z + 1000000 * (x % bx + 4 * (y % by)))
             << x << "," << y << "," << z;
+}
+
+TEST(PortedBlocks, HelpersReadingBlockIdxSeeTheBlockInTheWholeGrid) {
+  const int gx = 6, gy = 4, rows = gy * 4, cols = gx * 8;
+  LView<int**> out("out", rows, cols);
+  // Superblocks of 2 x 2 blocks: every one but the first has blocks numbered from 0 on the GPU.
+  kFromHelper.launch({{gx, gy}, {8, 4}}, lightning::work::tiles({16, 8}), out);
+  const auto got = to_host(out);
+  for (int y = 0; y < rows; ++y)
+    for (int x = 0; x < cols; ++x)
+      ASSERT_EQ(got(y, x), x + 1000 * y + 1000000 * (x / 8 + 10 * (y / 4))) << x << "," << y;
+}
+
+TEST(PortedBlocks, WarpIntrinsicsMatchTheReference) {
+  const int block = 48, blocks = 5, n = block * blocks;
+  LView<int*> in("in", n);
+  LView<int**> out("out", n, 4);
+  Kokkos::View<int*, Kokkos::HostSpace> h("h", n);
+  for (int i = 0; i < n; ++i) h(i) = (i * 37) % 101 + (i == 77 ? 2000 : 0);
+  Kokkos::deep_copy(in, h);
+  kWarpOps.launch(blocks, block, lightning::work::block(2 * block), out, in);
+  const auto got = to_host(out);
+  for (int b = 0; b < blocks; ++b)
+    for (int w = 0; w * 32 < block; ++w) {
+      const int first = b * block + w * 32, lanes = std::min(32, block - w * 32);
+      int sum = 0, top = h(first), scan = 0, any = 0, all = 1;
+      unsigned odd = 0;
+      for (int l = 0; l < lanes; ++l) {
+        sum += h(first + l);
+        top = std::max(top, h(first + l));
+        odd |= (h(first + l) % 2 != 0 ? 1u : 0u) << l;
+        any |= h(first + l) > 1000;
+        all &= h(first + l) % 3 != 0;
+      }
+      for (int l = 0; l < lanes; ++l) {
+        const int i = first + l;
+        scan += h(i);
+        ASSERT_EQ(got(i, 0), sum) << "sum at " << i;
+        ASSERT_EQ(got(i, 1), top) << "max at " << i;
+        ASSERT_EQ(got(i, 2), scan) << "scan at " << i;
+        ASSERT_EQ(got(i, 3),
+                  static_cast<int>(odd & 0xffffu) + (all ? 1 << 20 : 0) + (any ? 1 << 21 : 0))
+            << "ballot at " << i;
+      }
+    }
+}
+
+TEST(PortedBlocks, ALaneLeavingBeforeASyncwarpFailsTheLaunchOnHostDevices) {
+  if (on_gpus()) GTEST_SKIP() << "on a GPU such a kernel is undefined behaviour";
+  LView<int*> out("out", 64);
+  kWarpLeaver.launch(2, 32, lightning::work::block(32), out);
+  std::string e;
+  try {
+    lightning::fence();
+  } catch (const lightning::Error& error) {
+    e = error.what();
+  }
+  EXPECT_NE(e.find("kernel 'ported_test::warp_leaver'"), std::string::npos) << e;
+  EXPECT_NE(e.find("the threads of warp 0 of a block cannot meet at a warp intrinsic or "
+                   "__syncwarp(): lane 0 returned from the kernel"),
+            std::string::npos)
+      << e;
+  // The runtime stays usable.
+  Kokkos::deep_copy(out, 3);
+  EXPECT_EQ(to_host(out)(5), 3);
 }
 
 TEST(PortedBlocks, ThreadsLeavingBeforeABarrierFailTheLaunchOnHostDevices) {

@@ -154,9 +154,16 @@ TEST_F(KokkosTeams, ReducersAndAutoTeamSizesMatchSerial) {
   const Kokkos::TeamPolicy<Exec> policy(23, Kokkos::AUTO, 4);
   const TeamMax<Exec, LView<const double**>> f{A.dist};
   EXPECT_EQ(policy.team_size_max(f, Kokkos::ParallelReduceTag()), 256);
-  EXPECT_EQ(policy.team_size_recommended(f, Kokkos::ParallelReduceTag()), 1);
-  EXPECT_EQ(policy.team_size(), 1);
+  // Kokkos::AUTO: one thread on host devices, Kokkos' CUDA choice (128 threads) on GPUs.
+  const int recommended = on_gpus() ? 32 : 1;
+  EXPECT_EQ(policy.team_size_recommended(f, Kokkos::ParallelReduceTag()), recommended);
+  EXPECT_EQ(policy.team_size(), recommended);
   EXPECT_EQ(policy.impl_vector_length(), 4);
+  // The launch resolves it with the scratch sizes set last.
+  Kokkos::TeamPolicy<Exec> with_scratch(23, Kokkos::AUTO);
+  with_scratch.set_scratch_size(0, Kokkos::PerThread(1024));
+  EXPECT_EQ(with_scratch.team_size(), on_gpus() ? 32 : 1);
+  EXPECT_EQ(Kokkos::TeamPolicy<Exec>(23, Kokkos::AUTO).team_size(), on_gpus() ? 128 : 1);
 }
 
 TEST_F(KokkosTeams, AnnotatedTeamLambdaMatchesSerial) {

@@ -120,6 +120,15 @@ namespace Kokkos {
 struct LayoutRight {};
 struct LayoutLeft {};
 
+/// Iteration directions and MD-range ranks, as the nested MD ranges (Kokkos 4) name them.
+enum class Iterate { Default, Left, Right };
+template <unsigned N, Iterate OuterDir = Iterate::Default, Iterate InnerDir = Iterate::Default>
+struct Rank {
+  static constexpr unsigned rank = N;
+  static constexpr Iterate outer_direction = OuterDir;
+  static constexpr Iterate inner_direction = InnerDir;
+};
+
 enum MemoryTraitsFlags { Unmanaged = 0x01, RandomAccess = 0x02, Atomic = 0x04, Restrict = 0x08 };
 template <unsigned Flags>
 struct MemoryTraits {};

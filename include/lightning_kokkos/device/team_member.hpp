@@ -571,6 +571,139 @@ __device__ void parallel_scan(const Range& r, const F& f) {
   parallel_scan(r, f, total);
 }
 
+// Nested MD ranges (Kokkos 4's TeamThreadMDRange, ThreadVectorMDRange, TeamVectorMDRange):
+// the product of the extents as one nested range of the same scope, each flat index split
+// into indices with the last fastest (Iterate::Left: the first), as on Kokkos' host back-ends.
+// parallel_reduce sums into a value, which every thread of the scope gets.
+namespace Impl {
+
+template <class Flat, unsigned N, Iterate Direction>
+struct MDRangeBase {
+  static_assert(N >= 1 && N <= 8, "nested MD ranges have 1 to 8 indices");
+  using flat_range = Flat;
+  static constexpr unsigned total_nest_level = N;
+  const lightning::TeamMember& team;
+  int boundaries[N];
+
+  template <class... Args>
+  __device__ MDRangeBase(const lightning::TeamMember& t, Args... args)
+      : team(t), boundaries{static_cast<int>(args)...} {
+    static_assert(sizeof...(Args) == N, "one extent per index of the MD range");
+  }
+  __device__ Flat flat() const {
+    long long count = 1;
+    for (unsigned a = 0; a < N; ++a) count *= boundaries[a] > 0 ? boundaries[a] : 0;
+    return {team, 0, count};
+  }
+  __device__ void split(long long flat, int (&index)[N]) const {
+    for (unsigned k = 0; k < N; ++k) {
+      const unsigned a = Direction == Iterate::Left ? k : N - 1 - k;
+      index[a] = static_cast<int>(flat % boundaries[a]);
+      flat /= boundaries[a];
+    }
+  }
+};
+
+template <unsigned N, class F, class... V>
+__device__ void call_with_indices(const F& f, const int (&i)[N], V&... v) {
+  if constexpr (N == 1)
+    f(i[0], v...);
+  else if constexpr (N == 2)
+    f(i[0], i[1], v...);
+  else if constexpr (N == 3)
+    f(i[0], i[1], i[2], v...);
+  else if constexpr (N == 4)
+    f(i[0], i[1], i[2], i[3], v...);
+  else if constexpr (N == 5)
+    f(i[0], i[1], i[2], i[3], i[4], v...);
+  else if constexpr (N == 6)
+    f(i[0], i[1], i[2], i[3], i[4], i[5], v...);
+  else if constexpr (N == 7)
+    f(i[0], i[1], i[2], i[3], i[4], i[5], i[6], v...);
+  else
+    f(i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7], v...);
+}
+
+/// Calls `f(i0, ..., v...)` for this thread's indices of the MD range `r`.
+template <class MD, class F, class... V>
+__device__ void for_each_md_index(const MD& r, const F& f, V&... v) {
+  constexpr unsigned N = MD::total_nest_level;
+  for_each_index(r.flat(), [&](const long long t) {
+    int index[N];
+    r.split(t, index);
+    call_with_indices<N>(f, index, v...);
+  });
+}
+
+template <class MD, class F, class V>
+__device__ void md_parallel_reduce(const MD& r, const F& f, V& result) {
+  static_assert(!lightning::jit::is_reducer<V>::value,
+                "parallel_reduce over a nested MD range sums into a value (no reducers, as in "
+                "Kokkos)");
+  V v = V();
+  for_each_md_index(r, f, v);
+  result = scope_join(r.flat(), v, SumJoin<V>());
+}
+
+}  // namespace Impl
+
+template <class Rank, class TeamHandle>
+struct TeamThreadMDRange;
+template <unsigned N, Iterate O, Iterate I, class TeamHandle>
+struct TeamThreadMDRange<Rank<N, O, I>, TeamHandle>
+    : Impl::MDRangeBase<Impl::TeamThreadRangeBoundariesStruct<long long>, N, O> {
+  using Impl::MDRangeBase<Impl::TeamThreadRangeBoundariesStruct<long long>, N, O>::MDRangeBase;
+};
+template <class Rank, class TeamHandle>
+struct ThreadVectorMDRange;
+template <unsigned N, Iterate O, Iterate I, class TeamHandle>
+struct ThreadVectorMDRange<Rank<N, O, I>, TeamHandle>
+    : Impl::MDRangeBase<Impl::ThreadVectorRangeBoundariesStruct<long long>, N, O> {
+  using Impl::MDRangeBase<Impl::ThreadVectorRangeBoundariesStruct<long long>, N, O>::MDRangeBase;
+};
+template <class Rank, class TeamHandle>
+struct TeamVectorMDRange;
+template <unsigned N, Iterate O, Iterate I, class TeamHandle>
+struct TeamVectorMDRange<Rank<N, O, I>, TeamHandle>
+    : Impl::MDRangeBase<Impl::TeamVectorRangeBoundariesStruct<long long>, N, O> {
+  using Impl::MDRangeBase<Impl::TeamVectorRangeBoundariesStruct<long long>, N, O>::MDRangeBase;
+};
+template <class TeamHandle, class... Args>
+TeamThreadMDRange(const TeamHandle&, Args...)
+    -> TeamThreadMDRange<Rank<sizeof...(Args)>, TeamHandle>;
+template <class TeamHandle, class... Args>
+ThreadVectorMDRange(const TeamHandle&, Args...)
+    -> ThreadVectorMDRange<Rank<sizeof...(Args)>, TeamHandle>;
+template <class TeamHandle, class... Args>
+TeamVectorMDRange(const TeamHandle&, Args...)
+    -> TeamVectorMDRange<Rank<sizeof...(Args)>, TeamHandle>;
+
+template <class R, class H, class F>
+__device__ void parallel_for(const TeamThreadMDRange<R, H>& r, const F& f) {
+  Impl::for_each_md_index(r, f);
+}
+template <class R, class H, class F>
+__device__ void parallel_for(const ThreadVectorMDRange<R, H>& r, const F& f) {
+  Impl::for_each_md_index(r, f);
+  __syncwarp(lightning::jit::vector_mask());
+}
+template <class R, class H, class F>
+__device__ void parallel_for(const TeamVectorMDRange<R, H>& r, const F& f) {
+  Impl::for_each_md_index(r, f);
+}
+template <class R, class H, class F, class V>
+__device__ void parallel_reduce(const TeamThreadMDRange<R, H>& r, const F& f, V& result) {
+  Impl::md_parallel_reduce(r, f, result);
+}
+template <class R, class H, class F, class V>
+__device__ void parallel_reduce(const ThreadVectorMDRange<R, H>& r, const F& f, V& result) {
+  Impl::md_parallel_reduce(r, f, result);
+}
+template <class R, class H, class F, class V>
+__device__ void parallel_reduce(const TeamVectorMDRange<R, H>& r, const F& f, V& result) {
+  Impl::md_parallel_reduce(r, f, result);
+}
+
 // single: the team's first thread (PerTeam) or a rank's first lane (PerThread); with a value,
 // every thread of the scope gets it.
 template <class F>

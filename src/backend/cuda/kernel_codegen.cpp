@@ -413,10 +413,16 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
   if (source.uses_grid_dim)
     out << "\n// gridDim is the whole launch's grid (this module runs one superblock of it).\n"
         << "__shared__ uint3 lightning_grid_dim;\n#define gridDim lightning_grid_dim\n";
+  // The function's own blockIdx is its parameter; helpers that read blockIdx see the same
+  // index in the whole grid. (The parameter becomes `dim3 lightning_block_idx`, shadowing it.)
+  if (source.uses_block_index_elsewhere)
+    out << "\n// blockIdx is the block's index in the whole grid, in helpers too.\n"
+        << "__shared__ uint3 lightning_block_idx;\n#define blockIdx lightning_block_idx\n";
   // __launch_bounds__ are blanked in the function (CUDA allows them on __global__ only) and
   // given to the entry point below.
   out << "\n" << source.text << "\n";
   if (source.uses_grid_dim) out << "#undef gridDim\n";
+  if (source.uses_block_index_elsewhere) out << "#undef blockIdx\n";
   out << "\nnamespace lightning_generated {\n\n";
   write_struct(out, info, "Params", members, "");
   out << "\n}  // namespace lightning_generated\n\n";
@@ -428,19 +434,22 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
   out << kEntryName
       << "(const lightning_generated::Params f, const lightning::jit::LaunchBox box, "
          "void* partials) {\n";
-  if (source.uses_grid_dim)
-    out << "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n"
-        << "    lightning_grid_dim = make_uint3(f.lightning_launch.grid[0], "
-           "f.lightning_launch.grid[1], f.lightning_launch.grid[2]);\n"
-        << "  __syncthreads();\n";
-  out << "  " << info.device.function << "(dim3(";
+  out << "  const dim3 block_in_grid(";
   for (int a = 0; a < 3; ++a) {
     const char axis = static_cast<char>('x' + a);
-    out << (a ? ",\n" + std::string(info.device.function.size() + 8, ' ') : "")
-        << "static_cast<unsigned>(box.lo[" << a << "] / blockDim." << axis << ") + blockIdx."
-        << axis;
+    out << (a ? ",\n                             " : "") << "static_cast<unsigned>(box.lo[" << a
+        << "] / blockDim." << axis << ") + blockIdx." << axis;
   }
-  out << ")";
+  out << ");\n";
+  if (source.uses_grid_dim || source.uses_block_index_elsewhere) {
+    out << "  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {\n";
+    if (source.uses_grid_dim)
+      out << "    lightning_grid_dim = make_uint3(f.lightning_launch.grid[0], "
+             "f.lightning_launch.grid[1], f.lightning_launch.grid[2]);\n";
+    if (source.uses_block_index_elsewhere) out << "    lightning_block_idx = block_in_grid;\n";
+    out << "  }\n  __syncthreads();\n";
+  }
+  out << "  " << info.device.function << "(block_in_grid";
   for (const auto& p : info.description.signature.params) out << ", f." << p.name;
   out << ");\n}\n";
   return {out.str(), kEntryName, "", file_name_of(info.name)};
