@@ -69,8 +69,15 @@ class Native {
     api_.check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
     return host;
   }
+  /// Launches `f` on the stream and waits for it.
   void launch(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shared,
               void** params) {
+    enqueue(f, grid, block, shared, params);
+    synchronize();
+  }
+  /// Launches `f` on the stream, behind what is there, without waiting.
+  void enqueue(CUfunction f, const unsigned grid[3], const unsigned block[3], unsigned shared,
+               void** params) {
     context_.make_current();
     if (shared > 48 * 1024)
       api_.check(
@@ -79,8 +86,14 @@ class Native {
     api_.check(api_.cuLaunchKernel(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                                    shared, stream_, params, nullptr),
                "cuLaunchKernel");
-    api_.check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize");
   }
+  /// Copies `bytes` from the device to `host` on the stream (behind the launches) and waits.
+  void read(void* host, CUdeviceptr p, size_t bytes) {
+    api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(host), p, bytes, stream_),
+               "cuMemcpyAsync");
+    synchronize();
+  }
+  void synchronize() { api_.check(api_.cuStreamSynchronize(stream_), "cuStreamSynchronize"); }
   ~Native() {
     for (CUdeviceptr p : buffers_) api_.cuMemFree(p);
     api_.cuStreamDestroy(stream_);

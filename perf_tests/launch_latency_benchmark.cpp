@@ -1,0 +1,205 @@
+// What a small launch costs: a chain of dependent saxpy launches on a few thousand floats
+// (one fence at the end), and a chain of small dot products that each return their value,
+// through lightning::Distributed against the same functors on Kokkos::DefaultHostExecutionSpace
+// and, with --native-gpu, against the same chain launched natively on one stream of GPU 0
+// (once synchronised at the end, and synchronised after every launch; each dot a kernel and
+// an 8-byte copy back). The median of R runs of L launches each, after one warm-up; per
+// launch in microseconds. Prints one JSON object. (Issue: small-launch latency.)
+//
+//   launch_latency_benchmark [--size=N] [--launches=L] [--repeats=R] [--native-gpu]
+//                            [--lightning-devices=...]
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lightning_kokkos/build_config.hpp"
+#include "lightning_kokkos/kokkos_adapter.hpp"
+#if LIGHTNING_HAVE_CUDA
+#include "native_gpu.hpp"
+#else
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#endif
+
+namespace bench {
+
+template <class X, class Y>
+struct Saxpy {
+  X x;
+  Y y;
+  float a = 0;
+  LIGHTNING_KERNEL(
+      Saxpy, "global i => read x[i], readwrite y[i]", (x, y, a),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { y(i) = a * x(i) + y(i); })
+};
+
+template <class X>
+struct Dot {
+  X x;
+  X y;
+  LIGHTNING_KERNEL(
+      Dot, "global i => read x[i], read y[i]", (x, y),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, double& s)
+          const { s += double(x(i)) * y(i); })
+};
+
+#if !LIGHTNING_HAVE_CUDA
+namespace perf {
+inline double timed(int repeats, const std::function<void()>& run) {
+  run();
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+}  // namespace perf
+#else
+namespace perf = lightning::perf;
+#endif
+
+/// Microseconds per launch of the saxpy chain and of the returning dots on `Exec`.
+template <class Exec, class V, class Make>
+std::pair<double, double> chains(int64_t n, int launches, int repeats, Make make, const Exec& space,
+                                 double& value) {
+  V x = make("x"), y = make("y");
+  Kokkos::deep_copy(x, 1.0f);
+  Kokkos::deep_copy(y, 0.0f);
+  using CV = typename V::const_type;
+  const double saxpy = perf::timed(repeats, [&] {
+    for (int l = 0; l < launches; ++l)
+      Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(space, 0, n),
+                           Saxpy<CV, V>{x, y, 0.5f});
+    Kokkos::fence();
+  });
+  const double dot = perf::timed(repeats, [&] {
+    for (int l = 0; l < launches; ++l)
+      Kokkos::parallel_reduce("dot", Kokkos::RangePolicy<Exec>(space, 0, n), Dot<CV>{x, y}, value);
+  });
+  return {saxpy * 1e6 / launches, dot * 1e6 / launches};
+}
+
+#if LIGHTNING_HAVE_CUDA
+const char* kNative = R"(
+extern "C" __global__ void saxpy(long long n, float a, const float* x, float* y) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    y[i] = a * x[i] + y[i];
+}
+extern "C" __global__ void dot(long long n, const float* x, const float* y, double* sum) {
+  __shared__ double warp_sums[32];
+  double s = 0;
+  for (long long i = threadIdx.x; i < n; i += blockDim.x) s += double(x[i]) * y[i];
+  for (unsigned o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (unsigned w = 0; w < blockDim.x / 32; ++w) t += warp_sums[w];
+    *sum = t;
+  }
+}
+)";
+
+struct NativeChains {
+  double saxpy_one_sync_us = 0, saxpy_sync_each_us = 0, dot_us = 0, value = 0;
+};
+
+NativeChains native_chains(int64_t n, int launches, int repeats) {
+  const lightning::cuda::GpuInfo gpu = lightning::cuda::discover_gpus().at(0);
+  perf::Native native(gpu, kNative);
+  CUfunction saxpy = native.function("saxpy"), dot = native.function("dot");
+  CUdeviceptr x = native.upload(std::vector<float>(static_cast<size_t>(n), 1.0f));
+  CUdeviceptr y = native.upload(std::vector<float>(static_cast<size_t>(n), 0.0f));
+  CUdeviceptr sum = native.upload(std::vector<double>(1, 0.0));
+  long long count = n;
+  float a = 0.5f;
+  void* saxpy_params[] = {&count, &a, &x, &y};
+  void* dot_params[] = {&count, &x, &y, &sum};
+  const unsigned grid[3] = {static_cast<unsigned>((n + 255) / 256), 1, 1}, block[3] = {256, 1, 1};
+  const unsigned one[3] = {1, 1, 1};
+  NativeChains c;
+  c.saxpy_one_sync_us = perf::timed(repeats,
+                                    [&] {
+                                      for (int l = 0; l < launches; ++l)
+                                        native.enqueue(saxpy, grid, block, 0, saxpy_params);
+                                      native.synchronize();
+                                    }) *
+                        1e6 / launches;
+  c.saxpy_sync_each_us = perf::timed(repeats,
+                                     [&] {
+                                       for (int l = 0; l < launches; ++l)
+                                         native.launch(saxpy, grid, block, 0, saxpy_params);
+                                     }) *
+                         1e6 / launches;
+  c.dot_us = perf::timed(repeats,
+                         [&] {
+                           for (int l = 0; l < launches; ++l) {
+                             native.enqueue(dot, one, block, 0, dot_params);
+                             native.read(&c.value, sum, sizeof(double));
+                           }
+                         }) *
+             1e6 / launches;
+  return c;
+}
+#endif
+
+}  // namespace bench
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  lightning::ScopeGuard lightning(argc, argv);
+  int64_t n = 4096;
+  int launches = 2000, repeats = 5;
+  bool native_gpu = false;
+  CLI::App app("Small-launch latency: lightning against the Kokkos host space and native CUDA.");
+  app.add_option("--size", n, "elements")->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
+  app.add_option("--launches", launches, "launches per run")->check(CLI::Range(1, 1000000));
+  app.add_option("--repeats", repeats, "runs (the median is kept)")->check(CLI::Range(1, 1000));
+  app.add_flag("--native-gpu", native_gpu, "also the native CUDA chain on GPU 0");
+  CLI11_PARSE(app, argc, argv);
+
+  using Host = Kokkos::DefaultHostExecutionSpace;
+  using HostView = Kokkos::View<float*, Host>;
+  using Dist = lightning::View<float*>;
+  double host_value = 0, dist_value = 0;
+  const auto host = bench::chains<Host, HostView>(
+      n, launches, repeats, [&](const char* label) { return HostView(std::string(label), n); },
+      Host(), host_value);
+  const auto dist = bench::chains<lightning::Distributed, Dist>(
+      n, launches, repeats, [&](const char* label) { return Dist(std::string(label), n); },
+      lightning::Distributed(), dist_value);
+  std::printf(
+      "{\"benchmark\": \"launch_latency\", \"elements\": %lld, \"launches\": %d, "
+      "\"repeats\": %d, \"devices\": %d, \"host_space\": \"%s\", "
+      "\"saxpy_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
+      "\"dot_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
+      "\"same_value\": %s",
+      static_cast<long long>(n), launches, repeats, lightning::Distributed::concurrency(),
+      Host::name(), dist.first, host.first, dist.first / host.first, dist.second, host.second,
+      dist.second / host.second, host_value == dist_value ? "true" : "false");
+#if LIGHTNING_HAVE_CUDA
+  if (native_gpu &&
+      (!lightning::cuda::DriverApi::available() || lightning::cuda::discover_gpus().empty())) {
+    std::fprintf(stderr, "--native-gpu: this machine has no GPU\n");
+  } else if (native_gpu) {
+    const bench::NativeChains c = bench::native_chains(n, launches, repeats);
+    std::printf(
+        ", \"native_gpu_us\": {\"saxpy_one_sync\": %.2f, \"saxpy_sync_each\": %.2f, "
+        "\"dot_with_read\": %.2f, \"dot_value\": %.1f}, "
+        "\"lightning_vs_native\": {\"saxpy\": %.2f, \"dot\": %.2f}",
+        c.saxpy_one_sync_us, c.saxpy_sync_each_us, c.dot_us, c.value,
+        dist.first / c.saxpy_one_sync_us, dist.second / c.dot_us);
+  }
+#else
+  if (native_gpu) std::fprintf(stderr, "--native-gpu: this build has no CUDA backend\n");
+#endif
+  std::printf("}\n");
+  return 0;
+}
