@@ -15,37 +15,13 @@
 #include <string>
 #include <utility>
 
+#include "small_kernels.hpp"
+
 namespace {
 
-template <class X, class Y>
-struct Saxpy {
-  X x;
-  Y y;
-  float a = 0;
-  LIGHTNING_KERNEL(
-      Saxpy, "global i => read x[i], readwrite y[i]", (x, y, a),
-      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { y(i) = a * x(i) + y(i); })
-};
-
-template <class In, class Out>
-struct Stencil {
-  In in;
-  Out out;
-  LIGHTNING_KERNEL(
-      Stencil, "global i => read in[i-1:i+1], write out[i]", (in, out),
-      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i)
-          const { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3.0f; })
-};
-
-template <class X>
-struct Dot {
-  X x;
-  X y;
-  LIGHTNING_KERNEL(
-      Dot, "global i => read x[i], read y[i]", (x, y),
-      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, double& s)
-          const { s += double(x(i)) * y(i); })
-};
+using perf_kernels::Dot;
+using perf_kernels::Saxpy;
+using perf_kernels::Stencil;
 
 // Best time of `repeat` runs of `f` (each ends with a fence).
 template <class F>

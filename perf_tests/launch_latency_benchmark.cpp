@@ -16,53 +16,17 @@
 
 #include "lightning_kokkos/build_config.hpp"
 #include "lightning_kokkos/kokkos_adapter.hpp"
+#include "small_kernels.hpp"
+#include "timing.hpp"
 #if LIGHTNING_HAVE_CUDA
 #include "native_gpu.hpp"
-#else
-#include <algorithm>
-#include <chrono>
-#include <functional>
 #endif
 
 namespace bench {
 
-template <class X, class Y>
-struct Saxpy {
-  X x;
-  Y y;
-  float a = 0;
-  LIGHTNING_KERNEL(
-      Saxpy, "global i => read x[i], readwrite y[i]", (x, y, a),
-      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { y(i) = a * x(i) + y(i); })
-};
-
-template <class X>
-struct Dot {
-  X x;
-  X y;
-  LIGHTNING_KERNEL(
-      Dot, "global i => read x[i], read y[i]", (x, y),
-      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, double& s)
-          const { s += double(x(i)) * y(i); })
-};
-
-#if !LIGHTNING_HAVE_CUDA
-namespace perf {
-inline double timed(int repeats, const std::function<void()>& run) {
-  run();
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-}  // namespace perf
-#else
+using perf_kernels::Dot;
+using perf_kernels::Saxpy;
 namespace perf = lightning::perf;
-#endif
 
 /// Microseconds per launch of the saxpy chain and of the returning dots on `Exec`.
 template <class Exec, class V, class Make>

@@ -1,36 +1,16 @@
 // What the GPU benchmarks share: hand-written kernels launched natively through the driver
-// API (the baseline measured in the same run) and the timing of runs.
+// API (the baseline measured in the same run); timing.hpp times the runs.
 #pragma once
 
-#include <algorithm>
-#include <chrono>
-#include <functional>
 #include <vector>
 
 #include "backend/cuda/driver_api.hpp"
 #include "backend/cuda/gpu_context.hpp"
 #include "backend/cuda/gpu_discovery.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
+#include "timing.hpp"
 
 namespace lightning::perf {
-
-/// The median of `v`.
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-/// Median seconds of `repeats` runs of `run` after one warm-up.
-inline double timed(int repeats, const std::function<void()>& run) {
-  run();
-  std::vector<double> t;
-  for (int r = 0; r < repeats; ++r) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return median(t);
-}
 
 /// The native side of a benchmark: one module of hand-written kernels (compiled by NVRTC
 /// with the runtime's options), buffers on plain cuMemAlloc, one stream.

@@ -507,70 +507,6 @@ __device__ void for_each_index(const Range& r, const F& f) {
 
 }  // namespace Impl
 
-// parallel_for: ranks step by the team size, lanes by the vector length, both by the team's
-// threads; a vector range ends with its lanes in step (__syncwarp), as in Kokkos.
-template <class I, class F>
-__device__ void parallel_for(const Impl::TeamThreadRangeBoundariesStruct<I>& r, const F& f) {
-  Impl::for_each_index(r, f);
-}
-template <class I, class F>
-__device__ void parallel_for(const Impl::ThreadVectorRangeBoundariesStruct<I>& r, const F& f) {
-  Impl::for_each_index(r, f);
-  __syncwarp(lightning::jit::vector_mask());
-}
-template <class I, class F>
-__device__ void parallel_for(const Impl::TeamVectorRangeBoundariesStruct<I>& r, const F& f) {
-  Impl::for_each_index(r, f);
-}
-
-// parallel_reduce over any nested range: into a value (a sum, each thread starting from a
-// value-initialised one) or through a reducer; every thread of the range's scope gets the
-// result.
-template <class Range, class F, class V>
-__device__ lightning::jit::enable_if_t<!lightning::jit::is_reducer<V>::value> parallel_reduce(
-    const Range& r, const F& f, V& result) {
-  using I = typename Range::index_type;
-  V v = V();
-  Impl::for_each_index(r, [&](const I i) { f(i, v); });
-  result = Impl::scope_join(r, v, Impl::SumJoin<V>());
-}
-template <class Range, class F, class R>
-__device__ lightning::jit::enable_if_t<lightning::jit::is_reducer<R>::value> parallel_reduce(
-    const Range& r, const F& f, const R& reducer) {
-  using I = typename Range::index_type;
-  using V = typename R::value_type;
-  V v;
-  reducer.init(v);
-  Impl::for_each_index(r, [&](const I i) { f(i, v); });
-  reducer.reference() = Impl::scope_join(r, v, [&](V& d, const V& s) { reducer.join(d, s); });
-}
-
-// parallel_scan `f(i, partial, final)` over any nested range: partial enters as the sum of the
-// contributions of the indices before i; in rounds of as many indices as the scope has
-// threads. The overload with `total` also returns the sum of all contributions.
-template <class Range, class F, class V>
-__device__ void parallel_scan(const Range& r, const F& f, V& total) {
-  using I = typename Range::index_type;
-  V carry = V();
-  const I step = Impl::index_step(r);
-  const I offset = Impl::first_index(r) - r.start;
-  for (I base = r.start; base < r.end; base += step) {
-    const I i = base + offset;
-    V v = V();
-    if (i < r.end) f(i, v, false);
-    V round;
-    V prefix = carry + Impl::scope_exclusive_scan(r, v, round);
-    if (i < r.end) f(i, prefix, true);
-    carry += round;
-  }
-  total = carry;
-}
-template <class Range, class F>
-__device__ void parallel_scan(const Range& r, const F& f) {
-  typename lightning::jit::ScanValue<F>::type total;
-  parallel_scan(r, f, total);
-}
-
 // Nested MD ranges (Kokkos 4's TeamThreadMDRange, ThreadVectorMDRange, TeamVectorMDRange):
 // the product of the extents as one nested range of the same scope, each flat index split
 // into indices with the last fastest (Iterate::Left: the first), as on Kokkos' host back-ends.
@@ -602,6 +538,16 @@ struct MDRangeBase {
       flat /= boundaries[a];
     }
   }
+};
+
+/// Whether T is a nested MD range.
+template <class T, class = void>
+struct is_md_range {
+  static constexpr bool value = false;
+};
+template <class T>
+struct is_md_range<T, lightning::jit::void_t<typename T::flat_range>> {
+  static constexpr bool value = true;
 };
 
 template <unsigned N, class F, class... V>
@@ -637,9 +583,6 @@ __device__ void for_each_md_index(const MD& r, const F& f, V&... v) {
 
 template <class MD, class F, class V>
 __device__ void md_parallel_reduce(const MD& r, const F& f, V& result) {
-  static_assert(!lightning::jit::is_reducer<V>::value,
-                "parallel_reduce over a nested MD range sums into a value (no reducers, as in "
-                "Kokkos)");
   V v = V();
   for_each_md_index(r, f, v);
   result = scope_join(r.flat(), v, SumJoin<V>());
@@ -678,30 +621,84 @@ template <class TeamHandle, class... Args>
 TeamVectorMDRange(const TeamHandle&, Args...)
     -> TeamVectorMDRange<Rank<sizeof...(Args)>, TeamHandle>;
 
-template <class R, class H, class F>
-__device__ void parallel_for(const TeamThreadMDRange<R, H>& r, const F& f) {
-  Impl::for_each_md_index(r, f);
+// parallel_for: ranks step by the team size, lanes by the vector length, both by the team's
+// threads; a vector range ends with its lanes in step (__syncwarp), as in Kokkos.
+template <class I, class F>
+__device__ void parallel_for(const Impl::TeamThreadRangeBoundariesStruct<I>& r, const F& f) {
+  Impl::for_each_index(r, f);
 }
-template <class R, class H, class F>
-__device__ void parallel_for(const ThreadVectorMDRange<R, H>& r, const F& f) {
-  Impl::for_each_md_index(r, f);
+template <class I, class F>
+__device__ void parallel_for(const Impl::ThreadVectorRangeBoundariesStruct<I>& r, const F& f) {
+  Impl::for_each_index(r, f);
   __syncwarp(lightning::jit::vector_mask());
 }
-template <class R, class H, class F>
-__device__ void parallel_for(const TeamVectorMDRange<R, H>& r, const F& f) {
+template <class I, class F>
+__device__ void parallel_for(const Impl::TeamVectorRangeBoundariesStruct<I>& r, const F& f) {
+  Impl::for_each_index(r, f);
+}
+
+// parallel_reduce over any nested range: into a value (a sum, each thread starting from a
+// value-initialised one) or through a reducer; every thread of the range's scope gets the
+// result.
+template <class Range, class F, class V>
+__device__ lightning::jit::enable_if_t<!lightning::jit::is_reducer<V>::value> parallel_reduce(
+    const Range& r, const F& f, V& result) {
+  if constexpr (Impl::is_md_range<Range>::value) {
+    Impl::md_parallel_reduce(r, f, result);
+  } else {
+    using I = typename Range::index_type;
+    V v = V();
+    Impl::for_each_index(r, [&](const I i) { f(i, v); });
+    result = Impl::scope_join(r, v, Impl::SumJoin<V>());
+  }
+}
+template <class Range, class F, class R>
+__device__ lightning::jit::enable_if_t<lightning::jit::is_reducer<R>::value> parallel_reduce(
+    const Range& r, const F& f, const R& reducer) {
+  static_assert(!Impl::is_md_range<Range>::value,
+                "parallel_reduce over a nested MD range sums into a value (no reducers, as in "
+                "Kokkos)");
+  using I = typename Range::index_type;
+  using V = typename R::value_type;
+  V v;
+  reducer.init(v);
+  Impl::for_each_index(r, [&](const I i) { f(i, v); });
+  reducer.reference() = Impl::scope_join(r, v, [&](V& d, const V& s) { reducer.join(d, s); });
+}
+
+// parallel_scan `f(i, partial, final)` over any nested range: partial enters as the sum of the
+// contributions of the indices before i; in rounds of as many indices as the scope has
+// threads. The overload with `total` also returns the sum of all contributions.
+template <class Range, class F, class V>
+__device__ void parallel_scan(const Range& r, const F& f, V& total) {
+  using I = typename Range::index_type;
+  V carry = V();
+  const I step = Impl::index_step(r);
+  const I offset = Impl::first_index(r) - r.start;
+  for (I base = r.start; base < r.end; base += step) {
+    const I i = base + offset;
+    V v = V();
+    if (i < r.end) f(i, v, false);
+    V round;
+    V prefix = carry + Impl::scope_exclusive_scan(r, v, round);
+    if (i < r.end) f(i, prefix, true);
+    carry += round;
+  }
+  total = carry;
+}
+template <class Range, class F>
+__device__ void parallel_scan(const Range& r, const F& f) {
+  typename lightning::jit::ScanValue<F>::type total;
+  parallel_scan(r, f, total);
+}
+
+// parallel_for over any nested MD range (the range's own type deduced from its base).
+template <class Flat, unsigned N, Iterate D, class F>
+__device__ void parallel_for(const Impl::MDRangeBase<Flat, N, D>& r, const F& f) {
   Impl::for_each_md_index(r, f);
-}
-template <class R, class H, class F, class V>
-__device__ void parallel_reduce(const TeamThreadMDRange<R, H>& r, const F& f, V& result) {
-  Impl::md_parallel_reduce(r, f, result);
-}
-template <class R, class H, class F, class V>
-__device__ void parallel_reduce(const ThreadVectorMDRange<R, H>& r, const F& f, V& result) {
-  Impl::md_parallel_reduce(r, f, result);
-}
-template <class R, class H, class F, class V>
-__device__ void parallel_reduce(const TeamVectorMDRange<R, H>& r, const F& f, V& result) {
-  Impl::md_parallel_reduce(r, f, result);
+  if constexpr (lightning::jit::is_same<Flat,
+                                        Impl::ThreadVectorRangeBoundariesStruct<long long>>::value)
+    __syncwarp(lightning::jit::vector_mask());
 }
 
 // single: the team's first thread (PerTeam) or a rank's first lane (PerThread); with a value,

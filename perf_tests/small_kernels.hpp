@@ -1,0 +1,41 @@
+// The functors the Kokkos benchmarks launch on lightning::Distributed and on Kokkos' own
+// spaces alike: saxpy, the paper's stencil, a dot product.
+#pragma once
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <lightning_kokkos/lightning_kokkos.hpp>
+
+namespace perf_kernels {
+
+template <class X, class Y>
+struct Saxpy {
+  X x;
+  Y y;
+  float a = 0;
+  LIGHTNING_KERNEL(
+      Saxpy, "global i => read x[i], readwrite y[i]", (x, y, a),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const { y(i) = a * x(i) + y(i); })
+};
+
+template <class In, class Out>
+struct Stencil {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      Stencil, "global i => read in[i-1:i+1], write out[i]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i)
+          const { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3.0f; })
+};
+
+template <class X>
+struct Dot {
+  X x;
+  X y;
+  LIGHTNING_KERNEL(
+      Dot, "global i => read x[i], read y[i]", (x, y),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, double& s)
+          const { s += double(x(i)) * y(i); })
+};
+
+}  // namespace perf_kernels
