@@ -56,8 +56,10 @@ class Scanner {
   size_t at_ = 0;
 };
 
-// Whether `source` names blockIdx outside the definitions of `function` (from its name to its
-// body's closing brace). A template's arguments and a namespace in `function` are ignored.
+// Whether `source` (its launch bounds blanked) names blockIdx outside the declarations and
+// definitions of `function`: `void function(...)` up to the `;` or the body's closing brace
+// (a ported kernel's function returns void, as its __global__ did; a call is not one of them).
+// A template's arguments and a namespace in `function` are ignored.
 bool names_block_index_elsewhere(const std::string& source, std::string function) {
   function = function.substr(0, function.find('<'));
   if (const size_t colons = function.rfind("::"); colons != std::string::npos)
@@ -79,7 +81,7 @@ bool names_block_index_elsewhere(const std::string& source, std::string function
   };
   std::vector<bool> inside(tokens.size(), false);
   for (size_t k = 0; k + 1 < tokens.size(); ++k) {
-    if (!is(k, function.c_str()) || !is(k + 1, "(")) continue;
+    if (k == 0 || !is(k - 1, "void") || !is(k, function.c_str()) || !is(k + 1, "(")) continue;
     size_t at = closing(k + 1, "(", ")") + 1;
     // Its parameters (also those of a declaration: `dim3 blockIdx` there is a name).
     for (size_t i = k; i < at && i < tokens.size(); ++i) inside[i] = true;
@@ -100,7 +102,6 @@ bool names_block_index_elsewhere(const std::string& source, std::string function
 PortedSource read_ported_source(const std::string& source, const std::string& function) {
   PortedSource out;
   out.text = source;
-  out.uses_block_index_elsewhere = names_block_index_elsewhere(source, function);
   Scanner scan(source);
   size_t b = 0, e = 0;
   while (scan.next(b, e)) {
@@ -136,6 +137,7 @@ PortedSource read_ported_source(const std::string& source, const std::string& fu
     while (stop && (*stop == ' ' || *stop == '\t' || *stop == '\n')) ++stop;
     if (stop && (*stop == ',' || *stop == '\0') && threads > 0) out.max_threads = threads;
   }
+  out.uses_block_index_elsewhere = names_block_index_elsewhere(out.text, function);
   return out;
 }
 

@@ -65,6 +65,8 @@ TEST(PortedSource, FindsBlockIdxReadOutsideTheKernelsFunction) {
       elsewhere("namespace s { __device__ void k(dim3 blockIdx) noexcept "
                 "{ { int b = blockIdx.x; } int c = blockIdx.y; } }",
                 "s::k"));
+  // A call is no declaration: a helper that passes blockIdx on reads it.
+  EXPECT_TRUE(elsewhere(kernel + "__device__ void wrap(int n) { k(blockIdx, n); }\n", "k"));
   // Not found at all: blockIdx is taken to be read elsewhere.
   EXPECT_TRUE(elsewhere("__device__ void other(dim3 blockIdx) { int b = blockIdx.x; }", "k"));
 }
