@@ -228,8 +228,7 @@ inline int lane_id() {
 }
 /// The lanes the block has in the caller's warp.
 inline unsigned warp_lanes() {
-  const int lanes = std::min(32, current.team->size() - (current.rank - lane_id()));
-  return lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+  return current.team->warp_lanes(current.rank);
 }
 /// The value `var` of the lane `source` returns (its own value when `source` < 0).
 template <class T>

@@ -73,9 +73,8 @@ void HostTeam::warp_barrier(int rank, uint32_t mask) {
   if (cancelled_) throw TeamCancelled{};
   const int warp = rank / 32;
   const int lanes = std::min(32, size_ - 32 * warp);
-  const uint32_t present = lanes == 32 ? ~0u : (1u << lanes) - 1;
   const uint32_t lane = 1u << (rank % 32);
-  const uint32_t expected = mask & present;
+  const uint32_t expected = mask & warp_lanes(rank);
   const auto hex = [](uint32_t v) {
     char text[16];
     std::snprintf(text, sizeof text, "0x%08x", v);

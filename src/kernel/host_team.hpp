@@ -50,6 +50,12 @@ class HostTeam {
   /// and lanes arriving with different masks cancel the team and throw Error(kInvalidArgument)
   /// naming the warp: on a GPU such a kernel's behaviour is undefined.
   void warp_barrier(int rank, uint32_t mask);
+  /// The lanes the team has in member `rank`'s warp, as a mask (all 32 but in a last, partial
+  /// warp).
+  uint32_t warp_lanes(int rank) const {
+    const int lanes = size_ - rank / 32 * 32;
+    return lanes >= 32 ? ~0u : (1u << lanes) - 1;
+  }
   /// Releases every member waiting at a barrier, now and later, with TeamCancelled.
   void cancel();
   /// Member `rank`'s slot of the exchange buffer (kExchangeBytes, aligned for any value).

@@ -570,22 +570,15 @@ __device__ void call_with_indices(const F& f, const int (&i)[N], V&... v) {
     f(i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7], v...);
 }
 
-/// Calls `f(i0, ..., v...)` for this thread's indices of the MD range `r`.
-template <class MD, class F, class... V>
-__device__ void for_each_md_index(const MD& r, const F& f, V&... v) {
-  constexpr unsigned N = MD::total_nest_level;
-  for_each_index(r.flat(), [&](const long long t) {
-    int index[N];
+/// `f` as the body of the MD range `r`'s flat range: a flat index split into `f`'s indices,
+/// then `f(i0, ..., v...)`.
+template <class MD, class F>
+__device__ auto split_indices(const MD& r, const F& f) {
+  return [&r, &f](const long long t, auto&... v) {
+    int index[MD::total_nest_level];
     r.split(t, index);
-    call_with_indices<N>(f, index, v...);
-  });
-}
-
-template <class MD, class F, class V>
-__device__ void md_parallel_reduce(const MD& r, const F& f, V& result) {
-  V v = V();
-  for_each_md_index(r, f, v);
-  result = scope_join(r.flat(), v, SumJoin<V>());
+    call_with_indices<MD::total_nest_level>(f, index, v...);
+  };
 }
 
 }  // namespace Impl
@@ -644,7 +637,7 @@ template <class Range, class F, class V>
 __device__ lightning::jit::enable_if_t<!lightning::jit::is_reducer<V>::value> parallel_reduce(
     const Range& r, const F& f, V& result) {
   if constexpr (Impl::is_md_range<Range>::value) {
-    Impl::md_parallel_reduce(r, f, result);
+    parallel_reduce(r.flat(), Impl::split_indices(r, f), result);
   } else {
     using I = typename Range::index_type;
     V v = V();
@@ -692,13 +685,11 @@ __device__ void parallel_scan(const Range& r, const F& f) {
   parallel_scan(r, f, total);
 }
 
-// parallel_for over any nested MD range (the range's own type deduced from its base).
+// parallel_for over any nested MD range (the range's own type deduced from its base): its flat
+// range's, each flat index split.
 template <class Flat, unsigned N, Iterate D, class F>
 __device__ void parallel_for(const Impl::MDRangeBase<Flat, N, D>& r, const F& f) {
-  Impl::for_each_md_index(r, f);
-  if constexpr (lightning::jit::is_same<Flat,
-                                        Impl::ThreadVectorRangeBoundariesStruct<long long>>::value)
-    __syncwarp(lightning::jit::vector_mask());
+  parallel_for(r.flat(), Impl::split_indices(r, f));
 }
 
 // single: the team's first thread (PerTeam) or a rank's first lane (PerThread); with a value,
