@@ -237,12 +237,13 @@ T exchange_in_warp(unsigned mask, const T& var, int source) {
                 "warp shuffles move trivially copyable values of up to 1 KiB");
   kernel::HostTeam& team = *current.team;
   std::memcpy(team.slot(current.rank), &var, sizeof(T));
-  team.warp_barrier(current.rank, mask);
+  team.warp_barrier(current.rank, mask, kernel::HostTeam::WarpOp::kShuffle);
   T out = var;
   const int from = current.rank - lane_id() + source;
   if (source >= 0 && from < team.size() && (mask >> source & 1u))
     std::memcpy(static_cast<void*>(&out), team.slot(from), sizeof(T));
-  team.warp_barrier(current.rank, mask);  // every lane has read before slots change
+  // every lane has read before slots change
+  team.warp_barrier(current.rank, mask, kernel::HostTeam::WarpOp::kShuffle);
   return out;
 }
 /// Lanes of `mask` whose `predicate` holds, as a ballot.
@@ -250,7 +251,7 @@ inline unsigned ballot_in_warp(unsigned mask, int predicate) {
   kernel::HostTeam& team = *current.team;
   const int self = predicate != 0;
   std::memcpy(team.slot(current.rank), &self, sizeof self);
-  team.warp_barrier(current.rank, mask);
+  team.warp_barrier(current.rank, mask, kernel::HostTeam::WarpOp::kVote);
   unsigned votes = 0;
   const int base = current.rank - lane_id();
   for (int l = 0; l < 32 && base + l < team.size(); ++l) {
@@ -258,13 +259,14 @@ inline unsigned ballot_in_warp(unsigned mask, int predicate) {
     std::memcpy(&vote, team.slot(base + l), sizeof vote);
     if ((mask >> l & 1u) && vote) votes |= 1u << l;
   }
-  team.warp_barrier(current.rank, mask);
+  team.warp_barrier(current.rank, mask, kernel::HostTeam::WarpOp::kVote);
   return votes;
 }
 }  // namespace lightning::shim
 
 inline void __syncwarp(unsigned mask = 0xffffffffu) {
-  lightning::shim::current.team->warp_barrier(lightning::shim::current.rank, mask);
+  lightning::shim::current.team->warp_barrier(lightning::shim::current.rank, mask,
+                                              lightning::kernel::HostTeam::WarpOp::kSyncwarp);
 }
 template <class T>
 inline T __shfl_sync(unsigned mask, T var, int source, int width = 32) {

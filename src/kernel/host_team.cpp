@@ -68,7 +68,7 @@ void HostTeam::barrier(Barrier kind, int rank) {
   if (generation_ == generation) throw TeamCancelled{};
 }
 
-void HostTeam::warp_barrier(int rank, uint32_t mask) {
+void HostTeam::warp_barrier(int rank, uint32_t mask, WarpOp op) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (cancelled_) throw TeamCancelled{};
   const int warp = rank / 32;
@@ -84,11 +84,18 @@ void HostTeam::warp_barrier(int rank, uint32_t mask) {
     fail_warp(warp, "lane " + std::to_string(rank % 32) + " gave mask " + hex(mask) +
                         ", which does not name it");
   WarpSync& w = warps_[static_cast<std::size_t>(warp)];
+  const auto kind = [](WarpOp o) {
+    return o == WarpOp::kShuffle ? "a shuffle" : o == WarpOp::kVote ? "a vote" : "a __syncwarp()";
+  };
   if (w.arrived == 0) {
     w.mask = expected;
+    w.op = op;
   } else if (w.mask != expected) {
     fail_warp(warp, "lane " + std::to_string(rank % 32) + " gave mask " + hex(mask) +
                         " while others wait with mask " + hex(w.mask));
+  } else if (w.op != op) {
+    fail_warp(warp, "lane " + std::to_string(rank % 32) + " is at " + kind(op) +
+                        " while others wait at " + kind(w.op));
   }
   for (int l = 0; l < lanes; ++l) {
     const uint8_t at = at_team_barrier_[static_cast<std::size_t>(32 * warp + l)];

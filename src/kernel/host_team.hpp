@@ -43,13 +43,17 @@ class HostTeam {
   /// that kernel would hang. `rank`, the caller's, is given where warp_barrier() is used (the
   /// CUDA shim), so that a lane waiting here while its warp waits for it is an error too.
   void barrier(Barrier kind = Barrier::kInKernel, int rank = -1);
+  /// The kind of warp intrinsic a warp barrier serves.
+  enum class WarpOp : uint8_t { kSyncwarp, kShuffle, kVote };
   /// Returns when every lane of `mask` in member `rank`'s warp (32 consecutive ranks, as CUDA
-  /// forms warps) has arrived with the same mask: __syncwarp and the warp intrinsics of the
-  /// CUDA shim. Lanes the team does not have are not waited for. A lane of the mask that waits
-  /// at the team barrier (or has returned from the kernel) instead, a mask without the caller,
-  /// and lanes arriving with different masks cancel the team and throw Error(kInvalidArgument)
+  /// forms warps) has arrived with the same mask for the same kind of intrinsic: __syncwarp and
+  /// the warp intrinsics of the CUDA shim (lanes meet in the order they arrive, whichever call
+  /// of that kind they are at, as on compute capability 7.0 and later). Lanes the team does not
+  /// have are not waited for. A lane of the mask that waits at the team barrier (or has
+  /// returned from the kernel) instead, a mask without the caller, and lanes arriving with
+  /// different masks or for different kinds cancel the team and throw Error(kInvalidArgument)
   /// naming the warp: on a GPU such a kernel's behaviour is undefined.
-  void warp_barrier(int rank, uint32_t mask);
+  void warp_barrier(int rank, uint32_t mask, WarpOp op);
   /// The lanes the team has in member `rank`'s warp, as a mask (all 32 but in a last, partial
   /// warp).
   uint32_t warp_lanes(int rank) const {
@@ -75,6 +79,7 @@ class HostTeam {
   struct WarpSync {
     uint32_t arrived = 0;
     uint32_t mask = 0;
+    WarpOp op = WarpOp::kSyncwarp;
     uint64_t generation = 0;
   };
   // Cancels the team (mutex_ held) and throws the error of a warp whose lanes cannot meet.

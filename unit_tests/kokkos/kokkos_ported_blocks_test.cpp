@@ -152,6 +152,24 @@ const lightning::CudaKernel kWarpLeaver("ported_test::warp_leaver", kWarpLeaverS
                                         "global i => write out[i]",
                                         lightning::on_host<warp_leaver>());
 
+// Lanes that diverge, one half to a shuffle and the other to a vote, each with the mask
+// __activemask() gives: right on a GPU (each branch among its own lanes); the shim, whose
+// __activemask() cannot see divergence, must refuse it rather than pair the two intrinsics.
+LK_PORTED_SOURCE(
+    kDivergentSource, __device__ void divergent(dim3 blockIdx, lightning::Vector<int> out) {
+      const int i = blockIdx.x * blockDim.x + threadIdx.x;
+      int v = i;
+      if (threadIdx.x < 16)
+        v += __shfl_xor_sync(__activemask(), v, 1);
+      else
+        v += __ballot_sync(__activemask(), v % 2 != 0) != 0 ? 1 : 0;
+      out[i] = v;
+    })
+
+const lightning::CudaKernel kDivergent("ported_test::divergent", kDivergentSource, "divergent",
+                                       {CudaParam::array<int>("out", 1)},
+                                       "global i => write out[i]", lightning::on_host<divergent>());
+
 // Thread 0 leaves before the barrier the others wait at.
 LK_PORTED_SOURCE(
     kLeaverSource, __device__ void leaver(dim3 blockIdx, lightning::Vector<int> out) {
@@ -315,6 +333,31 @@ TEST(PortedBlocks, ALaneLeavingBeforeASyncwarpFailsTheLaunchOnHostDevices) {
       << e;
   // The runtime stays usable.
   Kokkos::deep_copy(out, 3);
+  EXPECT_EQ(to_host(out)(5), 3);
+}
+
+TEST(PortedBlocks, LanesAtDifferentWarpIntrinsicsAreRightOnGpusAndRefusedByTheShim) {
+  LView<int*> out("out", 64);
+  kDivergent.launch(2, 32, lightning::work::block(32), out);
+  if (on_gpus()) {
+    const auto got = to_host(out);
+    for (int i = 0; i < 64; ++i) ASSERT_EQ(got(i), i % 32 < 16 ? i + (i ^ 1) : i + 1) << i;
+    return;
+  }
+  std::string e;
+  try {
+    lightning::fence();
+  } catch (const lightning::Error& error) {
+    e = error.what();
+  }
+  EXPECT_NE(e.find("kernel 'ported_test::divergent'"), std::string::npos) << e;
+  EXPECT_NE(e.find("the threads of warp 0 of a block cannot meet at a warp intrinsic or "
+                   "__syncwarp(): lane "),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find(" is at a "), std::string::npos) << e;
+  EXPECT_NE(e.find(" while others wait at a "), std::string::npos) << e;
+  Kokkos::deep_copy(out, 3);  // the runtime stays usable
   EXPECT_EQ(to_host(out)(5), 3);
 }
 
