@@ -1,6 +1,8 @@
 // LIGHTNING_KERNEL's out-of-line parts: member lists, names, registration.
 #include "lightning_kokkos/kernel.hpp"
 
+#include "lightning_kokkos/kernel_lambda.hpp"
+
 #include <cxxabi.h>
 
 #include <cstdio>
@@ -74,6 +76,41 @@ void add_scalar_member(kernel::KernelInfo& info, const std::string& name, std::p
     info.description.scalars.push_back({param, static_cast<std::size_t>(offset), type});
 }
 
+std::string lambda_operator_source(const char* code) {
+  const std::string text(code);
+  const auto open = text.find_first_not_of(" \t\n");
+  // The parameter list ends at the parenthesis that closes the first one.
+  std::size_t close = std::string::npos;
+  if (open != std::string::npos && text[open] == '(') {
+    int depth = 0;
+    for (std::size_t i = open; i < text.size() && close == std::string::npos; ++i) {
+      if (text[i] == '(') ++depth;
+      if (text[i] == ')' && --depth == 0) close = i;
+    }
+  }
+  if (close == std::string::npos)
+    throw Error(ErrorKind::kInvalidArgument,
+                "LIGHTNING_LAMBDA: its last argument must be the lambda's parameters and body, "
+                "'(const int i) { ... }'; got '" +
+                    text + "'");
+  return "KOKKOS_INLINE_FUNCTION auto operator()" + text.substr(open, close + 1 - open) + " const" +
+         text.substr(close + 1);
+}
+
+void throw_capture_layout_error(const char* file, const char* captures, std::size_t index,
+                                std::size_t offset) {
+  const std::vector<std::string> names = split_member_list(captures);
+  const std::string name = index < names.size() ? names[index] : std::to_string(index);
+  throw Error(ErrorKind::kInvalidArgument,
+              std::string("LIGHTNING_LAMBDA in ") + file +
+                  ": this compiler does not lay out the "
+                  "closure's captures " +
+                  captures + " in their order (capture '" + name + "' is not at byte " +
+                  std::to_string(offset) +
+                  "), so the runtime cannot find them; write the kernel as a LIGHTNING_KERNEL "
+                  "functor");
+}
+
 KernelRegistration register_kernel_info(kernel::KernelInfo info, const char* source) {
   try {
     KernelRegistration r;
@@ -81,7 +118,8 @@ KernelRegistration register_kernel_info(kernel::KernelInfo info, const char* sou
     r.source = source;
     // GPU code: the operator's text, pasted by the code generator into a struct of the
     // functor's layout; what it uses of Kokkos is defined for it under NVRTC (team kernels:
-    // the team member and nested ranges too). Lambdas have no text: host devices only.
+    // the team member and nested ranges too). lightning::annotate lambdas have no text: host
+    // devices only.
     if (source && *source) {
       const bool teams = info.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody;
       if (!teams) info.device.kind = kernel::DeviceCodeKind::kFunctorBody;

@@ -261,12 +261,26 @@ KernelRegistration register_kernel(const char* annotation, const char* members, 
   }
 }
 
+/// Adds a kernel parameter of type M named `name`, at byte `offset` of the kernel's bytes: a
+/// lightning::View is an array parameter (element type and rank from the View), a number a
+/// scalar parameter.
+template <class M>
+void add_kernel_member(kernel::KernelInfo& info, const std::string& name, std::ptrdiff_t offset) {
+  if constexpr (is_view_v<M>) {
+    add_array_member(info, name, offset, data_type_of<typename M::non_const_value_type>(),
+                     static_cast<int>(M::rank), M::impl_axes_reversed);
+  } else {
+    static_assert(std::is_arithmetic_v<M>,
+                  "LIGHTNING_KERNEL: listed members must be lightning::Views or arithmetic "
+                  "scalars");
+    add_scalar_member(info, name, offset, data_type_of<M>());
+  }
+}
+
+/// The KernelInfo of kernel F named `name`, without its parameters: what its operator()
+/// makes of it (host entry, bytes, reduction, GPU code kind and index rank).
 template <class F>
-KernelRegistration register_distributed_kernel(const char* annotation, const char* members,
-                                               const char* source, const char* file) {
-  static_assert(std::is_default_constructible_v<F>,
-                "LIGHTNING_KERNEL: the functor must be default-constructible (member offsets are "
-                "measured on a value-initialised instance)");
+kernel::KernelInfo operator_info(std::string name, const char* annotation) {
   using Shape = OperatorShape<F>;
   static_assert(Shape::is_const, "LIGHTNING_KERNEL: operator() must be const");
   constexpr int rank = Shape::rank;
@@ -276,7 +290,7 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
                 "TeamPolicy<lightning::Distributed>::member_type&), and for parallel_reduce a "
                 "last Value& update, e.g. void operator()(const int i, double& sum) const");
   kernel::KernelInfo info;
-  info.name = kernel_name(typeid(F), file);
+  info.name = std::move(name);
   info.description.annotation = annotation;
   info.takes_checked_handles = true;  // its arrays are lightning::Views
   if constexpr (Shape::reduces) {
@@ -291,11 +305,18 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
   if constexpr (takes_team_member_v<F>) {
     // The bytes are a TeamClosure: GPU code finds the launch's shape after the functor.
     info.device.kind = kernel::DeviceCodeKind::kTeamFunctorBody;
-    const TeamClosure<F> closure{};
-    info.device.launch_offset =
-        static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&closure.shape) -
-                                 reinterpret_cast<const unsigned char*>(&closure));
+    info.device.launch_offset = team_shape_offset<F>();
   }
+  return info;
+}
+
+template <class F>
+KernelRegistration register_distributed_kernel(const char* annotation, const char* members,
+                                               const char* source, const char* file) {
+  static_assert(std::is_default_constructible_v<F>,
+                "LIGHTNING_KERNEL: the functor must be default-constructible (member offsets are "
+                "measured on a value-initialised instance)");
+  kernel::KernelInfo info = operator_info<F>(kernel_name(typeid(F), file), annotation);
   const std::vector<std::string> names = split_member_list(members);
   const F probe{};
   const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));
@@ -304,18 +325,8 @@ KernelRegistration register_distributed_kernel(const char* annotation, const cha
       [&](const auto&... member) {
         auto add = [&](const auto& m) {
           using M = std::remove_cv_t<std::remove_reference_t<decltype(m)>>;
-          const std::ptrdiff_t offset =
-              reinterpret_cast<const unsigned char*>(std::addressof(m)) - base;
-          const std::string& name = names.at(index++);
-          if constexpr (is_view_v<M>) {
-            add_array_member(info, name, offset, data_type_of<typename M::non_const_value_type>(),
-                             static_cast<int>(M::rank), M::impl_axes_reversed);
-          } else {
-            static_assert(std::is_arithmetic_v<M>,
-                          "LIGHTNING_KERNEL: listed members must be lightning::Views or "
-                          "arithmetic scalars");
-            add_scalar_member(info, name, offset, data_type_of<M>());
-          }
+          add_kernel_member<M>(info, names.at(index++),
+                               reinterpret_cast<const unsigned char*>(std::addressof(m)) - base);
         };
         (add(member), ...);
       },

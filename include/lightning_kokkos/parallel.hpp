@@ -16,6 +16,7 @@
 #include "lightning_kokkos/internal/core/data_type.hpp"
 #include "lightning_kokkos/internal/core/reduction.hpp"
 #include "lightning_kokkos/kernel.hpp"
+#include "lightning_kokkos/kernel_lambda.hpp"
 
 namespace lightning::detail {
 
@@ -132,9 +133,11 @@ void describe_kernel(const F& f, const void* bytes, Dispatch& d,
   }
 }
 
+/// Whether a LIGHTNING_KERNEL functor lists Kokkos::Views (a LIGHTNING_LAMBDA's registration
+/// refuses such captures itself, saying what a lambda may capture).
 template <class F>
 constexpr bool lists_kokkos_views() {
-  if constexpr (is_kernel_v<F>)
+  if constexpr (is_kernel_v<F> && !IsKernelLambda<F>::value)
     return ListsKokkosViews<F>::value;
   else
     return false;

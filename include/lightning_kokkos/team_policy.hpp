@@ -11,6 +11,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -184,6 +185,19 @@ struct TeamClosure {
   kernel::TeamShape shape;
   ReduceOp op = ReduceOp::kSum;
 };
+
+/// The byte offset of TeamClosure<F>::shape (for GPU code), measured on a closure of bytes
+/// with F's size and alignment, since F need not be default-constructible.
+template <class F>
+std::size_t team_shape_offset() {
+  struct alignas(F) Bytes {
+    unsigned char bytes[sizeof(F)];
+  };
+  static_assert(sizeof(TeamClosure<Bytes>) == sizeof(TeamClosure<F>));
+  const TeamClosure<Bytes> twin{};
+  return static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&twin.shape) -
+                                  reinterpret_cast<const unsigned char*>(&twin));
+}
 
 /// Whether F's operator() takes a team member: a team kernel.
 template <class F, class = void>

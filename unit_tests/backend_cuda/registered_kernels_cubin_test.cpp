@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
 
+#include "../kokkos/kokkos_lambda_programs.hpp"
 #include "../kokkos/kokkos_team_kernels.hpp"
 #include "../kokkos/kokkos_test_kernels.hpp"
 #include "backend/cuda/kernel_codegen.hpp"
@@ -60,6 +62,18 @@ std::set<std::string> adapter_test_kernels() {
   };
 }
 
+// The lambda programs (LIGHTNING_LAMBDA) on lightning::Distributed: instantiating them
+// registers their lambdas, each named after the function it is written in.
+const void* const kLambdaPrograms[] = {
+    reinterpret_cast<const void*>(&lk_lambda::axpy<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::row_sums<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::scale_2d<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::dot<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::largest<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::count_equal<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::team_yax<Exec>),
+};
+
 // Kernels that cannot run on a GPU, and what NVRTC must say about them.
 const std::map<std::string, std::string> kHostOnly = {
     {"lk_test::Cursed", "runtime_error"},  // throws an exception
@@ -101,6 +115,9 @@ TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
   }
   for (const std::string& name : adapter_test_kernels())
     EXPECT_TRUE(compiled.count(name) || kHostOnly.count(name)) << name;
+  std::size_t lambdas = 0;
+  for (const std::string& name : compiled) lambdas += name.rfind("lk_lambda::", 0) == 0;
+  EXPECT_EQ(lambdas, std::size(kLambdaPrograms));
   EXPECT_TRUE(compiled.count(ported::stencil_kernel().name()));
   EXPECT_TRUE(compiled.count(ported::kmeans_assign_kernel().name()));
   // The examples' functors (their sources are part of this test, main() renamed).

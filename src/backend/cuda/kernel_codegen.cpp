@@ -524,8 +524,9 @@ GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpec
       break;
   }
   fail(info,
-       "it has no GPU source (lambdas and kernels registered without source run on host "
-       "devices only in this version)");
+       "it has no GPU source: lambdas wrapped in lightning::annotate and kernels registered "
+       "without source run on host devices only (write the lambda with LIGHTNING_LAMBDA, which "
+       "keeps its text for GPUs)");
 }
 
 }  // namespace lightning::cuda
