@@ -76,6 +76,13 @@ void add_scalar_member(kernel::KernelInfo& info, const std::string& name, std::p
     info.description.scalars.push_back({param, static_cast<std::size_t>(offset), type});
 }
 
+std::string lambda_kernel_name(const std::type_info& type, const char* file, int line) {
+  std::string where(file);
+  const auto slash = where.find_last_of('/');
+  if (slash != std::string::npos) where = where.substr(slash + 1);
+  return kernel_name(type, nullptr) + " at " + where + ":" + std::to_string(line);
+}
+
 std::string lambda_operator_source(const char* code) {
   const std::string text(code);
   const auto open = text.find_first_not_of(" \t\n");

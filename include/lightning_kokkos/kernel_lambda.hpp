@@ -70,6 +70,9 @@ struct CaptureLayout {
 template <class T>
 inline constexpr bool is_lambda_capture_v = is_view_v<T> || std::is_arithmetic_v<T>;
 
+/// A lambda kernel's name: its type's, which is unique, and where the macro is
+/// ("main::{lambda(int, double&)#2} at yax.cpp:97").
+std::string lambda_kernel_name(const std::type_info& type, const char* file, int line);
 /// "KOKKOS_INLINE_FUNCTION auto operator()(params) const body" from the macro's
 /// "(params) body": the text GPU code pastes into the struct of the captures.
 std::string lambda_operator_source(const char* code);
@@ -173,8 +176,8 @@ KernelRegistration register_kernel_lambda() {
   static_assert(
       sizeof(L) == CaptureLayout<Caps...>::size && alignof(L) == CaptureLayout<Caps...>::align,
       "LIGHTNING_LAMBDA: the closure does not hold exactly its capture list");
-  kernel::KernelInfo info =
-      operator_info<W>(kernel_name(typeid(L), Text::file()), Text::annotation());
+  kernel::KernelInfo info = operator_info<W>(
+      lambda_kernel_name(typeid(L), Text::file(), Text::line()), Text::annotation());
   const std::vector<std::string> names = split_member_list(Text::captures());
   std::size_t k = 0;
   auto add = [&](auto type) {
@@ -206,6 +209,7 @@ KernelRegistration register_kernel_lambda() {
           static const char* captures() { return #Captures; }                          \
           static const char* code() { return #__VA_ARGS__; }                           \
           static const char* file() { return __FILE__; }                               \
+          static int line() { return __LINE__; }                                       \
         };                                                                             \
         return lightning_lambda_text{};                                                \
       }(),                                                                             \

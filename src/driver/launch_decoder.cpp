@@ -66,8 +66,8 @@ WorkDistribution team_work(const DataLayout& layout, int64_t league, int64_t tea
   return even_team_work(league, team_size, devices);
 }
 
-// Superblocks like the chunks of the first array the kernel writes (or else the first it
-// reads).
+// Superblocks like the chunks of the first array spanning the launch's domain that the kernel
+// writes (or else the first it reads).
 WorkDistribution default_work(const kernel::KernelInfo& kernel,
                               const annotation::KernelSignature& signature,
                               const annotation::BoundAnnotation& bound,
@@ -89,17 +89,31 @@ WorkDistribution default_work(const kernel::KernelInfo& kernel,
   if (!follow)
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + kernel.name + "' touches no array: give it a work distribution");
-  const planner::ArrayState& array = planner.array(arrays.at(static_cast<size_t>(follow->param)));
+  // Only an array of the launch's rank that spans its domain has chunks to follow: the first
+  // such written array leads, else the first such read one (y in y^T·A·x over rows, not A
+  // nor x).
   const int rank = bound.launch_rank();
+  const auto spans_domain = [&](const annotation::BoundArray& a) {
+    const Point& extent = planner.array(arrays.at(static_cast<size_t>(a.param))).extent;
+    return extent.rank() == rank && Rect::from_extent(extent).contains(domain);
+  };
+  const annotation::BoundArray* spanning = nullptr;
+  for (const auto& a : bound.arrays())
+    if (spans_domain(a) && (!spanning || (spanning->mode == annotation::AccessMode::kRead &&
+                                          a.mode != annotation::AccessMode::kRead)))
+      spanning = &a;
+  if (spanning) follow = spanning;
+  const planner::ArrayState& array = planner.array(arrays.at(static_cast<size_t>(follow->param)));
   if (array.extent.rank() != rank)
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + kernel.name + "': the launch has " + std::to_string(rank) +
                     (rank == 1 ? " axis" : " axes") + ", but View '" + array.name +
                     "' (parameter '" + signature.params[static_cast<size_t>(follow->param)].name +
                     "'), whose chunks a launch follows when it has no work distribution, has " +
-                    std::to_string(array.extent.rank()) +
-                    ": give the launch a work distribution (lightning::Distributed(lightning::"
-                    "work::block(...))) or launch over the View's axes");
+                    std::to_string(array.extent.rank()) + " (and no array it touches has " +
+                    std::to_string(rank) + "): " +
+                    "give the launch a work distribution (lightning::Distributed(lightning::"
+                    "work::block(n)), superblocks of n indices) or launch over the View's axes");
   const DataLayout& layout = *array.layout;
   if (!signature.params[static_cast<size_t>(follow->param)].axes_reversed)
     return work::like(layout);

@@ -72,6 +72,7 @@ const void* const kLambdaPrograms[] = {
     reinterpret_cast<const void*>(&lk_lambda::largest<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::count_equal<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::team_yax<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::yax<Exec>),
 };
 
 // Kernels that cannot run on a GPU, and what NVRTC must say about them.

@@ -99,7 +99,7 @@ TEST(KokkosKernelLambda, ReductionsMatchTheHostSpaceOverRandomShapes) {
   }
 }
 
-TEST(KokkosKernelLambda, TeamLambdasMatchTheHostSpace) {
+TEST(KokkosKernelLambda, YAxWithTeamsAndWithoutMatchesTheHostSpace) {
   std::mt19937 rng(29);
   for (const int team_size : {1, 3, 16, 64, 256}) {
     if (team_size > 16 && !lk_test::on_gpus()) continue;
@@ -117,6 +117,7 @@ TEST(KokkosKernelLambda, TeamLambdasMatchTheHostSpace) {
     auto y = distributed_copy(hy, lightning::dist::block(uniform(rng, 1, rows)));
     EXPECT_EQ(lk_lambda::team_yax<Exec>(A, x, y, team_size),
               lk_lambda::team_yax<Host>(hA, hx, hy, 1));
+    EXPECT_EQ(lk_lambda::yax<Exec>(A, x, y), lk_lambda::yax<Host>(hA, hx, hy));
   }
 }
 

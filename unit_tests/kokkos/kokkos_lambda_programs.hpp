@@ -94,6 +94,25 @@ int64_t count_equal(const Space& space, const ViewOf<Space, const int64_t*>& x, 
   return result();
 }
 
+/// The tutorial's y^T·A·x (Exercise 3): a thread per row, no work distribution given (the
+/// launch follows y, the first array of its rank).
+template <class Space>
+double yax(const ViewOf<Space, const double**>& A, const ViewOf<Space, const double*>& x,
+           const ViewOf<Space, const double*>& y) {
+  const int M = static_cast<int>(A.extent(1));
+  double result = 0;
+  Kokkos::parallel_reduce("yAx", Kokkos::RangePolicy<Space>(0, static_cast<int>(A.extent(0))),
+                          LIGHTNING_LAMBDA(
+                              "global j => read A[j, :], read x[:], read y[j]", (A, x, y, M),
+                              (int j, double& update) {
+                                double temp2 = 0;
+                                for (int i = 0; i < M; ++i) temp2 += A(j, i) * x(i);
+                                update += y(j) * temp2;
+                              }),
+                          result);
+  return result;
+}
+
 /// The tutorial's y^T·A·x with a team per row, its nested reduction a lambda in the body.
 template <class Space>
 double team_yax(const ViewOf<Space, const double**>& A, const ViewOf<Space, const double*>& x,
