@@ -28,6 +28,7 @@
 
 #include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
 #include "lightning_kokkos/internal/kernel/native_kernel.hpp"
+#include "lightning_kokkos/internal/kernel/reducer_registry.hpp"
 #include "lightning_kokkos/team_policy.hpp"
 #include "lightning_kokkos/view.hpp"
 
@@ -87,9 +88,12 @@ template <class Args, std::size_t N = std::tuple_size_v<Args>>
 struct ReduceArgs {  // (i..., Value& update): Value is the last parameter's referee
   using last = std::tuple_element_t<N - 1, Args>;
   using value = std::remove_reference_t<last>;
-  static constexpr bool reduces = N >= 2 && std::is_lvalue_reference_v<last> &&
-                                  !std::is_const_v<value> && std::is_trivially_copyable_v<value> &&
-                                  !std::is_pointer_v<value>;
+  // Values travel as bytes: Kokkos 3.4's ValLocScalar (MinLoc) declares an assignment, so
+  // trivially copy-constructible and destructible is what is asked, not trivially copyable.
+  static constexpr bool reduces =
+      N >= 2 && std::is_lvalue_reference_v<last> && !std::is_const_v<value> &&
+      std::is_trivially_copy_constructible_v<value> && std::is_trivially_destructible_v<value> &&
+      !std::is_pointer_v<value>;
 };
 template <class Args>
 struct ReduceArgs<Args, 0> {
@@ -147,24 +151,30 @@ struct FunctorReduction {
   static void init(void* value) {
     Value v{};
     if constexpr (has_init) F::init(v);
-    std::memcpy(value, &v, sizeof v);  // partials need not be aligned
+    std::memcpy(value, static_cast<const void*>(&v), sizeof v);  // partials need not be aligned
   }
   static void join(void* dst, const void* src) {
-    Value d, s;
-    std::memcpy(&d, dst, sizeof d);
-    std::memcpy(&s, src, sizeof s);
-    if constexpr (has_join)
-      F::join(d, s);
-    else
-      d += s;
-    std::memcpy(dst, &d, sizeof d);
+    if constexpr (has_join || std::is_arithmetic_v<Value>) {
+      Value d, s;
+      std::memcpy(static_cast<void*>(&d), dst, sizeof d);
+      std::memcpy(static_cast<void*>(&s), src, sizeof s);
+      if constexpr (has_join)
+        F::join(d, s);
+      else
+        d += s;
+      std::memcpy(dst, static_cast<const void*>(&d), sizeof d);
+    }
   }
-  /// The launch's reduction: the functor's own, or `+` on an arithmetic Value.
+  /// The launch's reduction: the functor's own, `+` on an arithmetic Value, or, for another
+  /// Value, none until the launch names a Kokkos reducer (a custom reduction without
+  /// functions, which the registry refuses to run).
   static Reduction reduction() {
     if constexpr (custom)
       return Reduction::custom(sizeof(Value), &init, &join);
-    else
+    else if constexpr (std::is_arithmetic_v<Value>)
       return Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
+    else
+      return Reduction::custom(sizeof(Value));
   }
 };
 
@@ -172,11 +182,16 @@ struct FunctorReduction {
 /// init and join, or with the launch's built-in operator.
 template <class F, class Value>
 struct TeamFold {
-  static Reduction reduction(ReduceOp op) {
-    if constexpr (FunctorReduction<F, Value>::custom)
+  static Reduction reduction(ReduceOp op, uint64_t reducer) {
+    if constexpr (FunctorReduction<F, Value>::custom) {
       return FunctorReduction<F, Value>::reduction();
-    else
-      return Reduction::builtin(op, data_type_of<Value>());
+    } else {
+      if (reducer != 0) return kernel::ReducerRegistry::reduction(reducer);
+      if constexpr (std::is_arithmetic_v<Value>)
+        return Reduction::builtin(op, data_type_of<Value>());
+      else
+        return FunctorReduction<F, Value>::reduction();  // unreachable: a reducer is required
+    }
   }
 };
 
@@ -205,9 +220,6 @@ constexpr void check_functor_reduction() {
                 "driver), so they must be static and use only their arguments: write "
                 "KOKKOS_INLINE_FUNCTION static void init(value_type& v), static void "
                 "join(value_type& dst, const value_type& src), static void final(value_type& v)");
-  static_assert(R::custom || std::is_arithmetic_v<Value>,
-                "lightning::Distributed parallel_reduce: a reduction value that is not a number "
-                "needs the functor's own static init and join (Kokkos' functor reduction)");
 }
 
 /// The shape of a functor's operator(): its index rank (1 to 3; 0 if it has none) and, for

@@ -17,6 +17,7 @@
 #include "lightning_kokkos/internal/core/reduction.hpp"
 #include "lightning_kokkos/kernel.hpp"
 #include "lightning_kokkos/kernel_lambda.hpp"
+#include "lightning_kokkos/reducers.hpp"
 
 namespace lightning::detail {
 
@@ -164,7 +165,8 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
                   "lightning::Distributed: a TeamPolicy kernel's operator() takes the team "
                   "member first: operator()(const TeamPolicy<lightning::Distributed>::"
                   "member_type& team[, Value& update]) const");
-    TeamClosure<F> closure{f, policy.impl_shape(), reduce ? reduce->reduction.op : ReduceOp::kSum};
+    TeamClosure<F> closure{f, policy.impl_shape(), reduce ? reduce->reduction.op : ReduceOp::kSum,
+                           reduce ? reduce->reduction.reducer : 0};
     Dispatch d;
     d.rank = 1;  // league × team threads, in blocks of the team size
     d.lower[0] = 0;
@@ -196,32 +198,6 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
   }
 }
 
-/// How a Kokkos reducer combines values: + * min max, on arithmetic values.
-template <class Reducer>
-struct ReducerFold {
-  static constexpr bool known = false;
-};
-template <class T, class S>
-struct ReducerFold<Kokkos::Sum<T, S>> {
-  static constexpr bool known = true;
-  static constexpr ReduceOp op = ReduceOp::kSum;
-};
-template <class T, class S>
-struct ReducerFold<Kokkos::Prod<T, S>> {
-  static constexpr bool known = true;
-  static constexpr ReduceOp op = ReduceOp::kProd;
-};
-template <class T, class S>
-struct ReducerFold<Kokkos::Min<T, S>> {
-  static constexpr bool known = true;
-  static constexpr ReduceOp op = ReduceOp::kMin;
-};
-template <class T, class S>
-struct ReducerFold<Kokkos::Max<T, S>> {
-  static constexpr bool known = true;
-  static constexpr ReduceOp op = ReduceOp::kMax;
-};
-
 /// Runs a parallel_reduce of `f` over `policy` into `result` (host memory of one value),
 /// combining with Reducer (F itself: a sum, as Kokkos does without a reducer).
 template <class F, class Policy, class Reducer>
@@ -236,18 +212,27 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
     ReduceTarget target;
     target.result = result;
     if constexpr (std::is_same_v<Reducer, F>) {
+      static_assert(Members::custom || std::is_arithmetic_v<Value>,
+                    "lightning::Distributed parallel_reduce: a reduction value that is not a "
+                    "number needs a Kokkos reducer (Kokkos::MinLoc<T, I>(result), MaxLoc, "
+                    "MinMax, MinMaxLoc, ...) or the functor's own static init and join");
       target.reduction = Members::reduction();
     } else {
       static_assert(!Members::custom,
                     "lightning::Distributed parallel_reduce: the functor has its own init or "
                     "join; launch it without a Kokkos reducer (or drop its init and join)");
-      static_assert(ReducerFold<Reducer>::known,
-                    "lightning::Distributed parallel_reduce supports Kokkos::Sum, Prod, Min and "
-                    "Max reducers (and a plain sum without one)");
+      static_assert(ReducerFold<Reducer>::known || ReducerSpelling<Reducer>::known,
+                    "lightning::Distributed parallel_reduce supports Kokkos' Sum, Prod, Min, Max, "
+                    "LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMax, MinMaxLoc (Kokkos 4: also "
+                    "MinFirstLoc, MaxFirstLoc) on arithmetic values and integer locations, and "
+                    "a plain sum without a reducer");
       static_assert(std::is_same_v<typename Reducer::value_type, Value>,
                     "lightning::Distributed parallel_reduce: the reducer's value type must be "
                     "the functor's update type");
-      target.reduction = Reduction::builtin(ReducerFold<Reducer>::op, data_type_of<Value>());
+      if constexpr (ReducerFold<Reducer>::known)
+        target.reduction = Reduction::builtin(ReducerFold<Reducer>::op, data_type_of<Value>());
+      else if constexpr (ReducerSpelling<Reducer>::known)
+        target.reduction = kernel::ReducerRegistry::reduction(RegisteredReducer<Reducer>::id);
     }
     launch_functor(f, policy, &target);
     if constexpr (Members::has_final) F::final(*static_cast<Value*>(result));

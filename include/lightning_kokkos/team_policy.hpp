@@ -184,6 +184,7 @@ struct TeamClosure {
   F functor;
   kernel::TeamShape shape;
   ReduceOp op = ReduceOp::kSum;
+  uint64_t reducer = 0;  ///< the launch's registered reducer (Reduction::reducer), if any
 };
 
 /// The byte offset of TeamClosure<F>::shape (for GPU code), measured on a closure of bytes
@@ -247,7 +248,7 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
                         });
   if constexpr (reduces) {
     Value* result = static_cast<Value*>(partial);
-    const Reduction reduction = Fold::reduction(closure.op);
+    const Reduction reduction = Fold::reduction(closure.op, closure.reducer);
     *result = values[0];
     for (std::size_t m = 1; m < values.size(); ++m) reduction.join(result, &values[m]);
   }

@@ -1,6 +1,7 @@
 #include "core/reduction.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -182,7 +183,12 @@ void Reduction::join_n(void* dst, const void* src, size_t count) const {
 }
 
 std::string Reduction::key() const {
-  if (is_custom()) return "reducer/" + std::to_string(value_size);
+  if (is_custom()) {
+    if (reducer == 0) return "reducer/" + std::to_string(value_size);
+    char id[17];
+    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(reducer));
+    return "reducer:" + std::string(id) + "/" + std::to_string(value_size);
+  }
   return std::string(name_of(op)) + "/" + std::string(name_of(type));
 }
 

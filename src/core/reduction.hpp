@@ -31,6 +31,9 @@ struct Reduction {
   ReduceOp op = ReduceOp::kSum;
   DataType type = DataType::kFloat64;  ///< kCustom: kUInt8 (the value is bytes)
   uint32_t value_size = 8;             ///< bytes of one value (size_of(type) when built in)
+  /// kCustom: the registered reducer (kernel::ReducerRegistry) it is, a Kokkos reducer such as
+  /// MinLoc; 0 for the launch's kernel's own init/join. Travels with the launch.
+  uint64_t reducer = 0;
   void (*custom_init)(void* value) = nullptr;
   void (*custom_join)(void* dst, const void* src) = nullptr;
 
@@ -52,13 +55,15 @@ struct Reduction {
   void join(void* dst, const void* src) const;
   /// join over `count` consecutive values: dst[i] = dst[i] op src[i]. Built-in only.
   void join_n(void* dst, const void* src, size_t count) const;
-  /// Differs whenever generated code would: "+/double", "reducer/24".
+  /// Differs whenever generated code would: "+/double", "reducer/24" (a kernel's own),
+  /// "reducer:<id in hex>/24" (a registered reducer).
   std::string key() const;
 
   /// Equal operator, type and size (the functions are not compared: a process has one set
   /// per kernel).
   friend bool operator==(const Reduction& a, const Reduction& b) {
-    return a.op == b.op && a.type == b.type && a.value_size == b.value_size;
+    return a.op == b.op && a.type == b.type && a.value_size == b.value_size &&
+           a.reducer == b.reducer;
   }
   friend bool operator!=(const Reduction& a, const Reduction& b) { return !(a == b); }
 };

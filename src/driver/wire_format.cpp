@@ -26,15 +26,16 @@ void load(Archive& a, lightning::StrongId<Tag>& id) {
   id = lightning::StrongId<Tag>(v);
 }
 
-// The operator, type and size; never a custom reduction's functions (see LaunchData).
+// The operator, type, size and registered reducer; never a custom reduction's functions (see
+// LaunchData).
 template <class Archive>
 void save(Archive& a, const lightning::Reduction& r) {
-  a(r.op, r.type, r.value_size);
+  a(r.op, r.type, r.value_size, r.reducer);
 }
 template <class Archive>
 void load(Archive& a, lightning::Reduction& r) {
   r = lightning::Reduction();
-  a(r.op, r.type, r.value_size);
+  a(r.op, r.type, r.value_size, r.reducer);
 }
 
 template <class Archive>

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "kernel/reducer_registry.hpp"
 
 namespace lightning::kernel {
 
@@ -25,8 +26,19 @@ Reduction KernelInfo::resolve(const Reduction& launch) const {
   if (!reduction)
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + name + "' does not reduce, but the launch asks for a reduction");
+  if (launch.is_custom() && launch.reducer != 0) {
+    // A registered reducer (Kokkos' MinLoc, ...) folds the kernel's values of its size.
+    if (launch.value_size != reduction->value_size)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "kernel '" + name + "' reduces " + std::to_string(reduction->value_size) +
+                      "-byte values, but the launch's reducer '" +
+                      ReducerRegistry::get(launch.reducer).name + "' folds " +
+                      std::to_string(launch.value_size) + "-byte ones");
+    return ReducerRegistry::reduction(launch.reducer);
+  }
   if (launch.is_custom()) {
-    if (!reduction->is_custom() || launch.value_size != reduction->value_size)
+    if (!reduction->is_custom() || launch.value_size != reduction->value_size ||
+        !reduction->custom_join)
       throw Error(ErrorKind::kInvalidArgument, "kernel '" + name + "' has no custom reducer of " +
                                                    std::to_string(launch.value_size) +
                                                    "-byte values");

@@ -42,9 +42,10 @@ struct KernelInfo {
   const KernelDescription& described_by(const KernelDescription* per_launch) const {
     return per_launch ? *per_launch : description;
   }
-  /// `launch` as this process runs it: a custom reduction gets the kernel's init/join (they
-  /// are addresses in this process and never travel). Error(kInvalidArgument) naming the
-  /// kernel when the launch's reduction does not fit the kernel's value.
+  /// `launch` as this process runs it: a custom reduction gets its functions in this process
+  /// (they never travel): a registered reducer's (Reduction::reducer) or the kernel's own
+  /// init/join. Error(kInvalidArgument) naming the kernel when the launch's reduction does not
+  /// fit the kernel's value.
   Reduction resolve(const Reduction& launch) const;
 };
 

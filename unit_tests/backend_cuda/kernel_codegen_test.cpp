@@ -10,6 +10,7 @@
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "core/error.hpp"
 #include "kernel/array_binding.hpp"
+#include "kernel/reducer_registry.hpp"
 #include "lightning_kokkos/cuda_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/team_launch.hpp"
@@ -303,6 +304,53 @@ TEST(KernelCodegen, EveryBuiltInReducerOnEveryValueTypeCompiles) {
       all += s;
     }
     compile({all, "lightning_entry_0", "", "reducers.cu"}, std::string(name_of(type)));
+  }
+}
+
+// Kokkos' reducers, as the adapter registers them, fold with their GPU twins: a MinLoc over
+// x, and a MinMaxLoc over a 2-D launch (each compiled for sm_90).
+TEST(KernelCodegen, RegisteredReducersFoldWithTheirDeviceClasses) {
+  auto registered = [](const std::string& type, uint32_t size) {
+    kernel::ReducerInfo r;
+    r.name = r.device_type = type;
+    r.value_size = size;
+    return kernel::ReducerRegistry::reduction(kernel::ReducerRegistry::add(r));
+  };
+  KernelInfo info = sum_info();
+  info.device.includes = {"lightning_kokkos/device/kokkos_core.hpp"};
+  info.reduction = Reduction::custom(16);
+  info.device.source =
+      "void operator()(const int i, Kokkos::MinLoc<double, int32_t>::value_type& m) const {"
+      " if (x(i) < m.val) { m.val = x(i); m.loc = i; } }";
+  KernelSpecialization spec;
+  spec.reduction = registered("Kokkos::MinLoc<double, int32_t>", 16);
+  GeneratedKernel g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "using Reducer = Kokkos::MinLoc<double, int32_t>;")) << g.source;
+  EXPECT_TRUE(contains(g.source, "lightning_generated::Reducer(a).join(a, b);")) << g.source;
+  compile(g, "minloc");
+
+  info.reduction = Reduction::custom(32);
+  info.device.index_rank = 2;
+  info.device.source =
+      "void operator()(const int i, const int j, Kokkos::MinMaxLoc<float, int64_t>::value_type& "
+      "m) const { if (x(i + j) < m.min_val) { m.min_val = x(i + j); m.min_loc = i; }"
+      " if (x(i + j) > m.max_val) { m.max_val = x(i + j); m.max_loc = j; } }";
+  spec.reduction = registered("Kokkos::MinMaxLoc<float, int64_t>", 24);
+  try {  // 24 bytes are not the kernel's 32
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "the reducer's 24-byte values")) << e.what();
+  }
+  info.reduction = Reduction::custom(24);
+  compile(generate_kernel(info, spec), "minmaxloc");
+  // A kernel's own init/join (reducer 0) has no GPU code.
+  spec.reduction = Reduction::custom(24);
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "runs on host devices only")) << e.what();
   }
 }
 

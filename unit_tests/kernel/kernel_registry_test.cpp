@@ -1,4 +1,5 @@
 #include "kernel/kernel_registry.hpp"
+#include "kernel/reducer_registry.hpp"
 
 #include <gtest/gtest.h>
 
@@ -78,6 +79,29 @@ TEST(KernelInfo, ResolvesALaunchsReductionAgainstTheKernels) {
   EXPECT_THROW(custom.resolve(Reduction::builtin(ReduceOp::kSum, DataType::kInt32)), Error);
 
   EXPECT_THROW(named("registry_test::plain").resolve(sum.reduction.value()), Error);
+
+  // A registered reducer (a Kokkos MinLoc, say) arrives as its id and resolves to its own
+  // functions on any kernel whose values have its size; its key names it.
+  ReducerInfo twice;
+  twice.name = "registry_test::twice";
+  twice.value_size = sizeof(int);
+  twice.init = +init;
+  twice.join = +join;
+  const uint64_t id = ReducerRegistry::add(twice);
+  EXPECT_EQ(ReducerRegistry::add(twice), id);  // once per name
+  Reduction arriving = Reduction::custom(sizeof(int));
+  arriving.reducer = id;
+  KernelInfo own_value = named("registry_test::own_value");
+  own_value.reduction = Reduction::custom(sizeof(int));  // needs a reducer
+  const Reduction by_reducer = own_value.resolve(arriving);
+  EXPECT_EQ(by_reducer.reducer, id);
+  by_reducer.init(&value);
+  EXPECT_EQ(value, 7);
+  EXPECT_NE(by_reducer.key(), Reduction::custom(sizeof(int)).key());
+  EXPECT_THROW(own_value.resolve(Reduction::custom(sizeof(int))), Error);  // no functions
+  arriving.value_size = 8;
+  EXPECT_THROW(custom.resolve(arriving), Error);  // 8-byte values on a 4-byte kernel
+  EXPECT_THROW(ReducerRegistry::get(id + 2), Error);
   KernelDescription given;
   given.annotation = "global i => write b[i]";
   EXPECT_EQ(&sum.described_by(nullptr), &sum.description);

@@ -269,7 +269,34 @@ struct ValLocScalar {
   Index loc;
 };
 
-#define LIGHTNING_LOC_REDUCER(Name, identity, better)                                \
+// MinLoc and MaxLoc as Kokkos 4 has them: of equal values, one with a location wins over the
+// identity's.
+#define LIGHTNING_LOC_REDUCER(Name, identity, better)                                            \
+  template <class T, class I, class Space = void>                                                \
+  struct Name {                                                                                  \
+    using reducer = Name;                                                                        \
+    using value_type = ValLocScalar<typename lightning::jit::remove_const<T>::type,              \
+                                    typename lightning::jit::remove_const<I>::type>;             \
+    value_type& value;                                                                           \
+    __host__ __device__ Name(value_type& v) : value(v) {}                                        \
+    __host__ __device__ void join(value_type& dest, const value_type& src) const {               \
+      if (src.val better dest.val)                                                               \
+        dest = src;                                                                              \
+      else if (src.val == dest.val && dest.loc == reduction_identity<decltype(dest.loc)>::min()) \
+        dest.loc = src.loc;                                                                      \
+    }                                                                                            \
+    __host__ __device__ void init(value_type& v) const {                                         \
+      v.val = reduction_identity<decltype(v.val)>::identity();                                   \
+      v.loc = reduction_identity<decltype(v.loc)>::min();                                        \
+    }                                                                                            \
+    __host__ __device__ value_type& reference() const { return value; }                          \
+  };
+LIGHTNING_LOC_REDUCER(MinLoc, min, <)
+LIGHTNING_LOC_REDUCER(MaxLoc, max, >)
+#undef LIGHTNING_LOC_REDUCER
+
+// MinFirstLoc and MaxFirstLoc (Kokkos 4): of equal values, the smallest location.
+#define LIGHTNING_FIRST_LOC_REDUCER(Name, identity, better)                          \
   template <class T, class I, class Space = void>                                    \
   struct Name {                                                                      \
     using reducer = Name;                                                            \
@@ -278,7 +305,10 @@ struct ValLocScalar {
     value_type& value;                                                               \
     __host__ __device__ Name(value_type& v) : value(v) {}                            \
     __host__ __device__ void join(value_type& dest, const value_type& src) const {   \
-      if (src.val better dest.val) dest = src;                                       \
+      if (src.val better dest.val)                                                   \
+        dest = src;                                                                  \
+      else if (!(dest.val better src.val))                                           \
+        dest.loc = src.loc < dest.loc ? src.loc : dest.loc;                          \
     }                                                                                \
     __host__ __device__ void init(value_type& v) const {                             \
       v.val = reduction_identity<decltype(v.val)>::identity();                       \
@@ -286,9 +316,66 @@ struct ValLocScalar {
     }                                                                                \
     __host__ __device__ value_type& reference() const { return value; }              \
   };
-LIGHTNING_LOC_REDUCER(MinLoc, min, <)
-LIGHTNING_LOC_REDUCER(MaxLoc, max, >)
-#undef LIGHTNING_LOC_REDUCER
+LIGHTNING_FIRST_LOC_REDUCER(MinFirstLoc, min, <)
+LIGHTNING_FIRST_LOC_REDUCER(MaxFirstLoc, max, >)
+#undef LIGHTNING_FIRST_LOC_REDUCER
+
+/// The smallest and largest value (MinMax), and where they were found (MinMaxLoc).
+template <class Scalar>
+struct MinMaxScalar {
+  Scalar min_val, max_val;
+};
+template <class Scalar, class Index>
+struct MinMaxLocScalar {
+  Scalar min_val, max_val;
+  Index min_loc, max_loc;
+};
+template <class T, class Space = void>
+struct MinMax {
+  using reducer = MinMax;
+  using value_type = MinMaxScalar<typename lightning::jit::remove_const<T>::type>;
+  value_type& value;
+  __host__ __device__ MinMax(value_type& v) : value(v) {}
+  __host__ __device__ void join(value_type& dest, const value_type& src) const {
+    if (src.min_val < dest.min_val) dest.min_val = src.min_val;
+    if (src.max_val > dest.max_val) dest.max_val = src.max_val;
+  }
+  __host__ __device__ void init(value_type& v) const {
+    v.min_val = reduction_identity<decltype(v.min_val)>::min();
+    v.max_val = reduction_identity<decltype(v.max_val)>::max();
+  }
+  __host__ __device__ value_type& reference() const { return value; }
+};
+template <class T, class I, class Space = void>
+struct MinMaxLoc {
+  using reducer = MinMaxLoc;
+  using value_type = MinMaxLocScalar<typename lightning::jit::remove_const<T>::type,
+                                     typename lightning::jit::remove_const<I>::type>;
+  value_type& value;
+  __host__ __device__ MinMaxLoc(value_type& v) : value(v) {}
+  __host__ __device__ void join(value_type& dest, const value_type& src) const {
+    const auto none = reduction_identity<decltype(dest.min_loc)>::min();
+    if (src.min_val < dest.min_val) {
+      dest.min_val = src.min_val;
+      dest.min_loc = src.min_loc;
+    } else if (dest.min_val == src.min_val && dest.min_loc == none) {
+      dest.min_loc = src.min_loc;
+    }
+    if (src.max_val > dest.max_val) {
+      dest.max_val = src.max_val;
+      dest.max_loc = src.max_loc;
+    } else if (dest.max_val == src.max_val && dest.max_loc == none) {
+      dest.max_loc = src.max_loc;
+    }
+  }
+  __host__ __device__ void init(value_type& v) const {
+    v.min_val = reduction_identity<decltype(v.min_val)>::min();
+    v.max_val = reduction_identity<decltype(v.max_val)>::max();
+    v.min_loc = reduction_identity<decltype(v.min_loc)>::min();
+    v.max_loc = reduction_identity<decltype(v.max_loc)>::min();
+  }
+  __host__ __device__ value_type& reference() const { return value; }
+};
 
 // Atomics (the CUDA intrinsics behind Kokkos' names).
 template <class T>

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "kernel/functor_source.hpp"
 #include "kernel/ported_source.hpp"
+#include "kernel/reducer_registry.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
 #include "lightning_kokkos/device/team_launch.hpp"
@@ -97,8 +98,18 @@ void append_launch_shape(const KernelInfo& info, Member shape, std::vector<Membe
 // Refuses the reductions GPU code cannot make: custom reducers, and a value type of another
 // size than the kernel's.
 void check_reduction(const KernelInfo& info, const KernelSpecialization& spec) {
-  if (spec.reduction.op == ReduceOp::kCustom)
-    fail(info, "a custom reducer runs on host devices only (GPUs reduce with + * min max)");
+  if (spec.reduction.is_custom()) {
+    if (spec.reduction.reducer == 0 ||
+        kernel::ReducerRegistry::get(spec.reduction.reducer).device_type.empty())
+      fail(info,
+           "a functor's own init/join runs on host devices only (GPUs reduce with + * min max "
+           "and Kokkos' reducers: LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMax, MinMaxLoc, ...)");
+    if (spec.reduction.value_size != info.reduction->value_size)
+      fail(info, "the reducer's " + std::to_string(spec.reduction.value_size) +
+                     "-byte values are not the kernel's " +
+                     std::to_string(info.reduction->value_size) + "-byte ones");
+    return;
+  }
   if (size_of(spec.reduction.type) != info.reduction->value_size)
     fail(info, "the reduction's value type " + std::string(name_of(spec.reduction.type)) +
                    " does not have the kernel's value size " +
@@ -221,7 +232,14 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   out << "\n}  // namespace lightning_generated\n\n";
 
   const int block = spec.block_size;
-  const std::string value_type(name_of(spec.reduction.type));
+  // A registered reducer folds its own value type with its init and join (kokkos_core.hpp).
+  const bool by_reducer = reduces && spec.reduction.is_custom();
+  const std::string value_type = by_reducer ? std::string("lightning_generated::Value")
+                                            : std::string(name_of(spec.reduction.type));
+  if (by_reducer)
+    out << "namespace lightning_generated {\nusing Reducer = "
+        << kernel::ReducerRegistry::get(spec.reduction.reducer).device_type
+        << ";\nusing Value = Reducer::value_type;\n}  // namespace lightning_generated\n\n";
   const std::string value_param = reduces ? ", " + value_type + "& value" : "";
   const std::string extra = reduces ? ", value" : "";
   const std::string parameters =
@@ -260,7 +278,9 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   // into its array's data pointer (docs/cuda.md), so nothing is copied or re-based here.
   out << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kEntryName
       << parameters << " {\n";
-  if (reduces)
+  if (by_reducer)
+    out << "  " << value_type << " value;\n  lightning_generated::Reducer(value).init(value);\n";
+  else if (reduces)
     out << "  " << value_type
         << " value = " << identity_literal(spec.reduction.op, spec.reduction.type) << ";\n";
   if (rank == 1) {
@@ -302,11 +322,15 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
         << "  while (width < blockDim.x) width *= 2;\n"
         << "  for (unsigned s = width / 2; s > 0; s /= 2) {\n"
         << "    if (threadIdx.x < s && threadIdx.x + s < blockDim.x) {\n"
-        << "      const " << value_type << " a = scratch[threadIdx.x];\n"
-        << "      const " << value_type << " b = scratch[threadIdx.x + s];\n"
-        << "      scratch[threadIdx.x] = " << join_expression(spec.reduction.op, value_type)
-        << ";\n"
-        << "    }\n"
+        << "      " << (by_reducer ? "" : "const ") << value_type << " a = scratch[threadIdx.x];\n"
+        << "      const " << value_type << " b = scratch[threadIdx.x + s];\n";
+    if (by_reducer)
+      out << "      lightning_generated::Reducer(a).join(a, b);\n"
+          << "      scratch[threadIdx.x] = a;\n";
+    else
+      out << "      scratch[threadIdx.x] = " << join_expression(spec.reduction.op, value_type)
+          << ";\n";
+    out << "    }\n"
         << "    __syncthreads();\n"
         << "  }\n"
         << "  if (threadIdx.x == 0) static_cast<" << value_type
@@ -334,6 +358,10 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
 // shared memory, level 1 its slice of resources.level1.
 GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization& spec) {
   const bool reduces = info.reduces();
+  if (reduces && spec.reduction.is_custom())
+    fail(info,
+         "a team launch's own value folds with + * min max on GPUs (a Kokkos reducer "
+         "such as MinLoc there, or a functor's init/join, runs on host devices)");
   if (reduces) check_reduction(info, spec);
   std::vector<Member> members = members_of(info);
   append_launch_shape(info,

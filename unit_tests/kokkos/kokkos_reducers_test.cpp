@@ -1,0 +1,269 @@
+// Kokkos' reducers on lightning::Distributed against the same reductions on Kokkos' host space:
+// LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMax, MinMaxLoc (and Kokkos 4's MinFirstLoc and
+// MaxFirstLoc), over random sizes, values and distributions; into scalars and host Views, in
+// range and team launches.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kokkos_test_kernels.hpp"
+
+namespace lk_reducers {
+
+template <class Space, class T>
+using ViewOf = lightning::ViewOf<Space, T>;
+
+/// Whether every x(i) is above `floor` (LAnd) and whether some x(i) equals `value` (LOr).
+template <class Space>
+std::pair<int, int> all_and_any(const ViewOf<Space, const int64_t*>& x, int64_t floor,
+                                int64_t value) {
+  const int64_t n = static_cast<int64_t>(x.extent(0));
+  int all = 0, any = 0;
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Space>(0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read x[i]", (x, floor),
+                              (const int64_t i, int& a) { a = a && x(i) > floor; }),
+                          Kokkos::LAnd<int>(all));
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Space>(0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read x[i]", (x, value),
+                              (const int64_t i, int& a) { a = a || x(i) == value; }),
+                          Kokkos::LOr<int>(any));
+  return {all, any};
+}
+
+/// The bitwise and and or of every x(i).
+template <class Space>
+std::pair<int64_t, int64_t> bits(const ViewOf<Space, const int64_t*>& x) {
+  const int64_t n = static_cast<int64_t>(x.extent(0));
+  int64_t all = 0, any = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<Space>(0, n),
+      LIGHTNING_LAMBDA(
+          "global i => read x[i]", (x), (const int64_t i, int64_t& b) { b &= x(i); }),
+      Kokkos::BAnd<int64_t>(all));
+  Kokkos::parallel_reduce(
+      Kokkos::RangePolicy<Space>(0, n),
+      LIGHTNING_LAMBDA(
+          "global i => read x[i]", (x), (const int64_t i, int64_t& b) { b |= x(i); }),
+      Kokkos::BOr<int64_t>(any));
+  return {all, any};
+}
+
+/// The smallest and the largest v(i) with where they are, through MinLoc, MaxLoc (into a
+/// host View), MinMax and MinMaxLoc.
+template <class Space>
+struct Extremes {
+  Kokkos::MinLoc<double, int>::value_type min;
+  Kokkos::MaxLoc<double, int>::value_type max;
+  Kokkos::MinMax<double>::value_type min_max;
+  Kokkos::MinMaxLoc<double, int64_t>::value_type min_max_loc;
+};
+template <class Space>
+Extremes<Space> extremes(const Space& space, const ViewOf<Space, const double*>& v) {
+  const int n = static_cast<int>(v.extent(0));
+  Extremes<Space> e{};
+  Kokkos::parallel_reduce("minloc", Kokkos::RangePolicy<Space>(space, 0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read v[i]", (v),
+                              (const int i, Kokkos::MinLoc<double, int>::value_type& m) {
+                                if (v(i) < m.val) {
+                                  m.val = v(i);
+                                  m.loc = i;
+                                }
+                              }),
+                          Kokkos::MinLoc<double, int>(e.min));
+  Kokkos::View<Kokkos::MaxLoc<double, int>::value_type, Kokkos::HostSpace> max("max");
+  Kokkos::parallel_reduce("maxloc", Kokkos::RangePolicy<Space>(space, 0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read v[i]", (v),
+                              (const int i, Kokkos::MaxLoc<double, int>::value_type& m) {
+                                if (v(i) > m.val) {
+                                  m.val = v(i);
+                                  m.loc = i;
+                                }
+                              }),
+                          Kokkos::MaxLoc<double, int>(max));
+  Kokkos::fence();
+  e.max = max();
+  Kokkos::parallel_reduce("minmax", Kokkos::RangePolicy<Space>(space, 0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read v[i]", (v),
+                              (const int i, Kokkos::MinMax<double>::value_type& m) {
+                                if (v(i) < m.min_val) m.min_val = v(i);
+                                if (v(i) > m.max_val) m.max_val = v(i);
+                              }),
+                          Kokkos::MinMax<double>(e.min_max));
+  Kokkos::parallel_reduce("minmaxloc", Kokkos::RangePolicy<Space>(space, 0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read v[i]", (v),
+                              (const int i, Kokkos::MinMaxLoc<double, int64_t>::value_type& m) {
+                                if (v(i) < m.min_val) {
+                                  m.min_val = v(i);
+                                  m.min_loc = i;
+                                }
+                                if (v(i) > m.max_val) {
+                                  m.max_val = v(i);
+                                  m.max_loc = i;
+                                }
+                              }),
+                          Kokkos::MinMaxLoc<double, int64_t>(e.min_max_loc));
+  return e;
+}
+
+#if KOKKOS_VERSION >= 40000
+/// The first place of the smallest and of the largest k(i) (values repeat).
+template <class Space>
+std::pair<int, int> first_extremes(const ViewOf<Space, const int64_t*>& k) {
+  const int n = static_cast<int>(k.extent(0));
+  Kokkos::MinFirstLoc<int64_t, int>::value_type min{};
+  Kokkos::MaxFirstLoc<int64_t, int>::value_type max{};
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Space>(0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read k[i]", (k),
+                              (const int i, Kokkos::MinFirstLoc<int64_t, int>::value_type& m) {
+                                if (k(i) < m.val || (k(i) == m.val && i < m.loc)) {
+                                  m.val = k(i);
+                                  m.loc = i;
+                                }
+                              }),
+                          Kokkos::MinFirstLoc<int64_t, int>(min));
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Space>(0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read k[i]", (k),
+                              (const int i, Kokkos::MaxFirstLoc<int64_t, int>::value_type& m) {
+                                if (k(i) > m.val || (k(i) == m.val && i < m.loc)) {
+                                  m.val = k(i);
+                                  m.loc = i;
+                                }
+                              }),
+                          Kokkos::MaxFirstLoc<int64_t, int>(max));
+  return {min.loc, max.loc};
+}
+#endif
+
+/// The row with the largest sum, a team per row (the launch's value through MaxLoc).
+template <class Space>
+Kokkos::MaxLoc<double, int>::value_type largest_row(const ViewOf<Space, const double**>& A) {
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  const int cols = static_cast<int>(A.extent(1));
+  Kokkos::MaxLoc<double, int>::value_type result{};
+  Kokkos::parallel_reduce(
+      Kokkos::TeamPolicy<Space>(static_cast<int>(A.extent(0)), 1),
+      LIGHTNING_LAMBDA(
+          "block j => read A[j, :]", (A, cols),
+          (const member_type& team, Kokkos::MaxLoc<double, int>::value_type& m) {
+            const int j = team.league_rank();
+            double row = 0;
+            for (int c = 0; c < cols; ++c) row += A(j, c);
+            if (row > m.val) {
+              m.val = row;
+              m.loc = j;
+            }
+          }),
+      Kokkos::MaxLoc<double, int>(result));
+  return result;
+}
+
+}  // namespace lk_reducers
+
+namespace {
+
+using lk_test::Exec;
+using lk_test::Host;
+using lk_test::KView;
+using lk_test::LView;
+
+template <class T>
+LView<T*> distributed_copy(const KView<T*>& h, int64_t chunk) {
+  LView<T*> v(h.label(), h.extent(0), lightning::dist::block(chunk));
+  Kokkos::deep_copy(v, h);
+  return v;
+}
+
+int uniform(std::mt19937& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
+TEST(KokkosReducers, LogicalAndBitwiseReducersMatchTheHostSpace) {
+  std::mt19937 rng(31);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 4000);
+    SCOPED_TRACE("n " + std::to_string(n));
+    KView<int64_t*> hx("x", n);
+    for (int i = 0; i < n; ++i)
+      hx(i) = (static_cast<int64_t>(uniform(rng, 0, 1 << 20)) << 20) | 0x10 | (i % 7 == 3 ? 1 : 0);
+    auto x = distributed_copy(hx, uniform(rng, 1, n));
+    for (const int64_t floor : {int64_t{-1}, hx(n / 2)}) {
+      EXPECT_EQ(lk_reducers::all_and_any<Exec>(x, floor, hx(n - 1)),
+                lk_reducers::all_and_any<Host>(hx, floor, hx(n - 1)));
+      EXPECT_EQ(lk_reducers::all_and_any<Exec>(x, floor, -5),
+                lk_reducers::all_and_any<Host>(hx, floor, -5));
+    }
+    EXPECT_EQ(lk_reducers::bits<Exec>(x), lk_reducers::bits<Host>(hx));
+  }
+}
+
+TEST(KokkosReducers, LocationReducersMatchTheHostSpace) {
+  std::mt19937 rng(37);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 4000);
+    SCOPED_TRACE("n " + std::to_string(n));
+    // Distinct values, so that every order of folding finds the same places.
+    std::vector<int> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    KView<double*> hv("v", n);
+    for (int i = 0; i < n; ++i) hv(i) = 0.25 * order[static_cast<size_t>(i)] - 100;
+    auto v = distributed_copy(hv, uniform(rng, 1, n));
+    const auto got =
+        lk_reducers::extremes<Exec>(Exec(lightning::work::block(uniform(rng, 1, n))), v);
+    const auto want = lk_reducers::extremes<Host>(Host(), hv);
+    EXPECT_EQ(got.min.val, want.min.val);
+    EXPECT_EQ(got.min.loc, want.min.loc);
+    EXPECT_EQ(got.max.val, want.max.val);
+    EXPECT_EQ(got.max.loc, want.max.loc);
+    EXPECT_EQ(got.min_max.min_val, want.min_max.min_val);
+    EXPECT_EQ(got.min_max.max_val, want.min_max.max_val);
+    EXPECT_EQ(got.min_max_loc.min_val, want.min_max_loc.min_val);
+    EXPECT_EQ(got.min_max_loc.max_val, want.min_max_loc.max_val);
+    EXPECT_EQ(got.min_max_loc.min_loc, want.min_max_loc.min_loc);
+    EXPECT_EQ(got.min_max_loc.max_loc, want.min_max_loc.max_loc);
+  }
+}
+
+#if KOKKOS_VERSION >= 40000
+TEST(KokkosReducers, FirstLocationReducersFindTheFirstOfEqualValues) {
+  std::mt19937 rng(41);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 4000);
+    KView<int64_t*> hk("k", n);
+    for (int i = 0; i < n; ++i) hk(i) = uniform(rng, -3, 3);  // many ties
+    auto k = distributed_copy(hk, uniform(rng, 1, n));
+    EXPECT_EQ(lk_reducers::first_extremes<Exec>(k), lk_reducers::first_extremes<Host>(hk));
+  }
+}
+#endif
+
+TEST(KokkosReducers, ATeamLaunchFoldsItsValueWithAReducerOnHostDevices) {
+  if (lk_test::on_gpus())
+    GTEST_SKIP() << "a team launch's own value folds with + * min max on GPUs";
+  std::mt19937 rng(43);
+  const int rows = uniform(rng, 1, 200), cols = uniform(rng, 1, 30);
+  KView<double**> hA("A", rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j) hA(i, j) = ((i * 131 + j * 17) % 1009) + 0.001 * i;
+  LView<double**> A("A", rows, cols, lightning::dist::block(uniform(rng, 1, rows)));
+  Kokkos::deep_copy(A, hA);
+  const auto got = lk_reducers::largest_row<Exec>(A);
+  const auto want = lk_reducers::largest_row<Host>(hA);
+  EXPECT_EQ(got.val, want.val);
+  EXPECT_EQ(got.loc, want.loc);
+}
+
+}  // namespace
