@@ -306,6 +306,7 @@ void launch_kernel(Dispatch dispatch) {
     l.result = dispatch.reduce->result;
     l.reduction = dispatch.reduce->reduction;
   }
+  if (dispatch.scan) l.result = dispatch.scan->total;
   const bool lambda_without_views =
       dispatch.description && std::none_of(signature.params.begin(), signature.params.end(),
                                            [](const auto& p) { return p.is_array; });
@@ -323,19 +324,15 @@ void launch_kernel(Dispatch dispatch) {
   }
 }
 
-KernelId register_lambda(const std::type_info& type, std::size_t size, kernel::HostEntry run_host,
-                         std::optional<Reduction> reduction) {
-  kernel::KernelInfo info;
+KernelId register_lambda(const std::type_info& type, kernel::KernelInfo entry) {
+  kernel::KernelInfo info = std::move(entry);
   // Closure types of lambdas in same-named functions of different files may demangle alike;
   // number them in registration order (the same in every process of one binary).
   const std::string name = kernel_name(type, "");
   info.name = name;
   for (int n = 2; kernel::KernelRegistry::contains(kernel::KernelRegistry::id_of(info.name)); ++n)
     info.name = name + "#" + std::to_string(n);
-  info.functor_size = size;
   info.takes_checked_handles = true;  // its arrays are captured lightning::Views
-  info.run_host = run_host;
-  info.reduction = reduction;
   return register_kernel_info(std::move(info), "").id;
 }
 

@@ -67,10 +67,9 @@ struct IsAnnotatedLambda : std::false_type {};
 template <class L>
 struct IsAnnotatedLambda<AnnotatedLambda<L>> : std::true_type {};
 
-/// Registers the host entry point of an annotated lambda type (its annotation and the places
-/// of its Views are given per launch).
-KernelId register_lambda(const std::type_info& type, std::size_t size, kernel::HostEntry run_host,
-                         std::optional<Reduction> reduction);
+/// Registers the host entry point of an annotated lambda type (`entry`: its entry point,
+/// bytes and reduction; its annotation and the places of its Views are given per launch).
+KernelId register_lambda(const std::type_info& type, kernel::KernelInfo entry);
 
 /// The id of AnnotatedLambda<L>, registered at static initialisation (so every rank of one
 /// binary knows it).
@@ -80,19 +79,18 @@ struct LambdaKernel {
     using W = AnnotatedLambda<L>;
     using Shape = OperatorShape<L>;
     kernel::KernelInfo entry;  // the host entry point and size of the bytes it runs on
-    if constexpr (Shape::reduces) {
+    if constexpr (Shape::reduces || Shape::scans) {
       using Value = typename Shape::value_type;
       static_assert(std::is_arithmetic_v<Value>,
-                    "lightning::annotate: a lambda reduces numbers (+ or a Kokkos reducer); for "
-                    "a value of another type write a LIGHTNING_KERNEL functor with static init "
-                    "and join");
-      set_host_entry<W, Shape::rank, Value>(entry);
-      return register_lambda(typeid(L), entry.functor_size, entry.run_host,
-                             Reduction::builtin(ReduceOp::kSum, data_type_of<Value>()));
+                    "lightning::annotate: a lambda reduces or scans numbers (+ or a Kokkos "
+                    "reducer); for a value of another type write a LIGHTNING_KERNEL functor with "
+                    "static init and join");
+      set_host_entry<W, Shape::rank, Value, Shape::scans>(entry);
+      entry.reduction = Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
     } else {
       set_host_entry<W, Shape::rank, void>(entry);
-      return register_lambda(typeid(L), entry.functor_size, entry.run_host, std::nullopt);
     }
+    return register_lambda(typeid(L), std::move(entry));
   }
   static inline const KernelId id = make();
 };

@@ -101,6 +101,20 @@ struct ReduceArgs<Args, 0> {
   static constexpr bool reduces = false;
 };
 
+/// (i, Value& update, bool final): a parallel_scan operator.
+template <class Args, std::size_t N = std::tuple_size_v<Args>>
+struct ScanArgs {
+  using flag = std::remove_cv_t<std::remove_reference_t<std::tuple_element_t<N - 1, Args>>>;
+  using Update = ReduceArgs<Args, N - 1>;
+  using value = typename Update::value;
+  static constexpr bool scans = N == 3 && std::is_same_v<flag, bool> && Update::reduces;
+};
+template <class Args>
+struct ScanArgs<Args, 0> {
+  using value = void;
+  static constexpr bool scans = false;
+};
+
 /// Kokkos' reduction members of a functor F reducing `Value`s: `init(Value&)`,
 /// `join(Value& dst, const Value& src)` and `final(Value&)`. Each may be absent (init: a
 /// value-initialised Value; join: `dst += src`; final: nothing). The runtime runs them where
@@ -195,10 +209,14 @@ struct TeamFold {
   }
 };
 
-/// The host entry point and bytes of a kernel F: a team kernel runs over a TeamClosure<F>.
-template <class F, int Rank, class Value>
+/// The host entry point and bytes of a kernel F: a team kernel runs over a TeamClosure<F>;
+/// a scan kernel (`Scans`) has a scan entry point instead.
+template <class F, int Rank, class Value, bool Scans = false>
 void set_host_entry(kernel::KernelInfo& info) {
-  if constexpr (takes_team_member_v<F>) {
+  if constexpr (Scans) {
+    info.functor_size = sizeof(F);
+    info.run_host_scan = &kernel::run_native_scan<F, Value>;
+  } else if constexpr (takes_team_member_v<F>) {
     info.functor_size = sizeof(TeamClosure<F>);
     info.run_host = &run_teams<F, Value, TeamFold<F, Value>>;
   } else if constexpr (std::is_void_v<Value>) {
@@ -223,12 +241,14 @@ constexpr void check_functor_reduction() {
 }
 
 /// The shape of a functor's operator(): its index rank (1 to 3; 0 if it has none) and, for
-/// a parallel_reduce functor `operator()(i[, j[, k]], Value& update) const`, the value type.
-/// An overloaded or template operator() is taken as a parallel_for operator.
+/// a parallel_reduce functor `operator()(i[, j[, k]], Value& update) const` or a
+/// parallel_scan functor `operator()(i, Value& update, const bool final) const`, the value
+/// type. An overloaded or template operator() is taken as a parallel_for operator.
 template <class F, class = void>
 struct OperatorShape {
   static constexpr int rank = invocable_rank<F>();
   static constexpr bool reduces = false;
+  static constexpr bool scans = false;
   static constexpr bool is_const = true;
   using value_type = void;
 };
@@ -236,11 +256,16 @@ template <class F>
 struct OperatorShape<F, std::void_t<decltype(&F::operator())>> {
   using Member = ConstMemberArgs<decltype(&F::operator())>;
   using Reduce = ReduceArgs<typename Member::type>;
+  using Scan = ScanArgs<typename Member::type>;
   static constexpr bool is_const = Member::is_const;
-  static constexpr bool reduces = Reduce::reduces;
+  static constexpr bool scans = Scan::scans;
+  static constexpr bool reduces = !scans && Reduce::reduces;
   static constexpr int rank =
-      static_cast<int>(std::tuple_size_v<typename Member::type>) - (reduces ? 1 : 0);
-  using value_type = std::conditional_t<reduces, typename Reduce::value, void>;
+      static_cast<int>(std::tuple_size_v<typename Member::type>) - (scans     ? 2
+                                                                    : reduces ? 1
+                                                                              : 0);
+  using value_type = std::conditional_t<scans, typename Scan::value,
+                                        std::conditional_t<reduces, typename Reduce::value, void>>;
 };
 
 /// Whether a LIGHTNING_KERNEL functor lists Kokkos::View members: the same program built for
@@ -305,7 +330,15 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
   info.name = std::move(name);
   info.description.annotation = annotation;
   info.takes_checked_handles = true;  // its arrays are lightning::Views
-  if constexpr (Shape::reduces) {
+  if constexpr (Shape::scans) {
+    using Value = typename Shape::value_type;
+    static_assert(rank == 1 && !takes_team_member_v<F>,
+                  "LIGHTNING_KERNEL: a parallel_scan operator takes one index: "
+                  "void operator()(const int i, Value& update, const bool final) const");
+    check_functor_reduction<F, Value>();
+    set_host_entry<F, rank, Value, true>(info);
+    info.reduction = FunctorReduction<F, Value>::reduction();
+  } else if constexpr (Shape::reduces) {
     using Value = typename Shape::value_type;
     check_functor_reduction<F, Value>();
     set_host_entry<F, rank, Value>(info);

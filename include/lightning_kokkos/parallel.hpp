@@ -1,7 +1,7 @@
 // Kokkos dispatch for lightning::Distributed: parallel_for and parallel_reduce over a
-// RangePolicy or an MDRangePolicy (rank 2 or 3) become one runtime launch of the functor's
-// LIGHTNING_KERNEL. Everything that differs between Kokkos 3.4 and 4.x is the shape of
-// Impl::ParallelReduce, at the end of this file.
+// RangePolicy, an MDRangePolicy (rank 2 or 3) or a TeamPolicy, and parallel_scan over a
+// RangePolicy, become one runtime launch of the functor's LIGHTNING_KERNEL. Everything that differs
+// between Kokkos 3.4 and 4.x is the shape of Impl::ParallelReduce, at the end of this file.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -27,6 +27,12 @@ struct ReduceTarget {
   Reduction reduction;
 };
 
+/// Where a parallel_scan's total goes: host memory of one value, or null when the program
+/// does not ask for it.
+struct ScanTarget {
+  void* total = nullptr;
+};
+
 /// One Kokkos dispatch on lightning::Distributed, as the specialisations below hand it to the
 /// runtime.
 struct Dispatch {
@@ -39,7 +45,8 @@ struct Dispatch {
   int rank = 1;                 ///< of the index box [lower, upper)
   int64_t lower[3] = {}, upper[3] = {};
   Distributed space;
-  const ReduceTarget* reduce = nullptr;  ///< null: a parallel_for
+  const ReduceTarget* reduce = nullptr;  ///< null: a parallel_for or a parallel_scan
+  const ScanTarget* scan = nullptr;      ///< a parallel_scan's
   /// The annotation and View slots of a kernel that gives them per launch (annotated
   /// lambdas); null for LIGHTNING_KERNEL functors.
   const kernel::KernelDescription* description = nullptr;
@@ -144,9 +151,11 @@ constexpr bool lists_kokkos_views() {
     return false;
 }
 
-/// Checks what can be checked at compile time, then launches `f` over `policy`.
+/// Checks what can be checked at compile time, then launches `f` over `policy` (a reduction
+/// into `reduce`, a scan with `scan`, or else a parallel_for).
 template <class F, class Policy>
-void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce) {
+void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce,
+                    const ScanTarget* scan = nullptr) {
   static_assert(IsSupportedPolicy<Policy>::value,
                 "lightning::Distributed runs Kokkos::RangePolicy, Kokkos::MDRangePolicy (rank 2 "
                 "or 3) and Kokkos::TeamPolicy");
@@ -191,6 +200,7 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
     Box::get(policy, d.lower, d.upper);
     d.space = policy.space();
     d.reduce = reduce;
+    d.scan = scan;
     d.label = program_label<F>(dispatch_label());
     kernel::KernelDescription description;
     describe_kernel(f, std::addressof(f), d, description);
@@ -239,6 +249,27 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
   }
 }
 
+/// Runs a parallel_scan of `f` over `policy`; its total goes to `total` (host memory of one
+/// value) unless that is null.
+template <class F, class Policy>
+void scan_functor(const F& f, const Policy& policy, void* total) {
+  using Shape = typename DistributedKernel<F>::Shape;
+  static_assert(!IsTeamPolicy<Policy>::value && PolicyBox<Policy>::rank == 1,
+                "lightning::Distributed parallel_scan runs over a Kokkos::RangePolicy");
+  static_assert(DistributedKernel<F>::valid && Shape::scans,
+                "lightning::Distributed parallel_scan: the LIGHTNING_KERNEL functor (or "
+                "annotated lambda) needs an operator()(const int i, Value& update, const bool "
+                "final) const");
+  if constexpr (DistributedKernel<F>::valid && Shape::scans) {
+    using Value = typename Shape::value_type;
+    static_assert(FunctorReduction<F, Value>::custom || std::is_arithmetic_v<Value>,
+                  "lightning::Distributed parallel_scan: a scanned value that is not a number "
+                  "needs the functor's own static init and join");
+    const ScanTarget target{total};
+    launch_functor(f, policy, nullptr, &target);
+  }
+}
+
 }  // namespace lightning::detail
 
 namespace Kokkos::Impl {
@@ -255,8 +286,44 @@ class ParallelFor<F, Policy, lightning::Distributed> {
     static_assert(!lightning::detail::DistributedKernel<F>::Shape::reduces,
                   "lightning::Distributed: this functor reduces (its operator() takes a Value& "
                   "update): launch it with parallel_reduce");
+    static_assert(!lightning::detail::DistributedKernel<F>::Shape::scans,
+                  "lightning::Distributed: this functor scans (its operator() takes a Value& "
+                  "update and a bool final): launch it with parallel_scan");
     lightning::detail::launch_functor(m_functor, m_policy, nullptr);
   }
+};
+
+template <class F, class Policy>
+class ParallelScan<F, Policy, lightning::Distributed> {
+  F m_functor;
+  Policy m_policy;
+
+ public:
+  ParallelScan(const F& functor, const Policy& policy) : m_functor(functor), m_policy(policy) {}
+
+  void execute() const { lightning::detail::scan_functor(m_functor, m_policy, nullptr); }
+};
+
+/// A parallel_scan that returns its total: Kokkos 3.4 passes the value, Kokkos 4 a View of it.
+template <class F, class Policy, class ReturnType>
+class ParallelScanWithTotal<F, Policy, ReturnType, lightning::Distributed> {
+  F m_functor;
+  Policy m_policy;
+  void* m_total;
+
+ public:
+  template <class ViewType, std::enable_if_t<Kokkos::is_view<ViewType>::value, int> = 0>
+  ParallelScanWithTotal(const F& functor, const Policy& policy, const ViewType& total)
+      : m_functor(functor), m_policy(policy), m_total(total.data()) {
+    static_assert(
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ViewType::memory_space>::accessible,
+        "lightning::Distributed parallel_scan: the total must be host-accessible");
+  }
+  template <class T, std::enable_if_t<!Kokkos::is_view<T>::value, int> = 0>
+  ParallelScanWithTotal(const F& functor, const Policy& policy, T& total)
+      : m_functor(functor), m_policy(policy), m_total(&total) {}
+
+  void execute() const { lightning::detail::scan_functor(m_functor, m_policy, m_total); }
 };
 
 #if KOKKOS_VERSION >= 40000

@@ -236,7 +236,9 @@ void Driver::launch(const Launch& l) {
   if (annotations_.bound_count() != bindings)  // a new binding: its warnings, once
     for (const annotation::Diagnostic& w : bound.warnings())
       log().warn("kernel '{}': {}", info.name, w.format(described.annotation));
-  const planner::HostBufferId result = info.reduces() ? next_buffer() : planner::HostBufferId{};
+  // The launch returns a value (a reduction's, a scan's total): the program waits for it.
+  const bool returns_value = info.reduces() || (info.scans() && l.result);
+  const planner::HostBufferId result = returns_value ? next_buffer() : planner::HostBufferId{};
   DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
   for (const annotation::BoundArray& b : bound.arrays())  // before any submission, too
     if (b.mode != annotation::AccessMode::kWrite) {
@@ -249,12 +251,12 @@ void Driver::launch(const Launch& l) {
   record_runs(plan, l);
   worker::FragmentContext context;
   context.launches[plan.request] = decoded.data;
-  if (info.reduces()) {
+  if (returns_value) {
     decoded.data->reduction.init(l.result);
     context.host_buffers[result.value] = {l.result, Rect(), decoded.data->reduction.value_size};
   }
   submit(plan, context);
-  if (info.reduces()) {
+  if (returns_value) {
     wait_for(plan.completion);
     throw_pending_error();
   }

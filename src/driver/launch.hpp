@@ -26,7 +26,9 @@ struct Launch {
   /// team size; its annotation binds `block` and `local`, never `global`.
   bool teams = false;
   std::optional<WorkDistribution> work;  ///< default: like the first written array
-  void* result = nullptr;                ///< for reduction kernels: where the value goes
+  /// For reduction kernels: where the value goes; for scan kernels: where the scan's total
+  /// goes, or null when the program does not ask for it.
+  void* result = nullptr;
   /// For reduction kernels, how partial values combine: a built-in operator on the kernel's
   /// value type; empty: the kernel's own reduction (KernelInfo::reduction).
   std::optional<Reduction> reduction;

@@ -176,6 +176,11 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
     data.reduction = kernel.resolve(launch.reduction.value_or(*kernel.reduction));
     r.scalar_reduction = planner::ScalarReduction{data.reduction, result};
   }
+  if (kernel.scans()) {
+    data.reduction = kernel.resolve(*kernel.reduction);
+    r.scan = planner::ScanRequest{data.reduction, std::nullopt};
+    if (launch.result) r.scan->total = result;
+  }
   return d;
 }
 

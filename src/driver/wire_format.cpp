@@ -106,7 +106,8 @@ void serialize(Archive& a, ExecuteTask::Binding& b) {
 }
 template <class Archive>
 void serialize(Archive& a, ExecuteTask& t) {
-  a(t.launch, t.kernel, t.superblock, t.device, t.bindings, t.scalar_partial);
+  a(t.launch, t.kernel, t.superblock, t.device, t.bindings, t.scalar_partial, t.scan,
+    t.scan_prefix);
 }
 template <class Archive>
 void serialize(Archive& a, CopyTask& t) {

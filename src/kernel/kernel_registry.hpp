@@ -20,6 +20,11 @@ namespace lightning::kernel {
 /// (already initialised), others get nullptr.
 using HostEntry = void (*)(const void* functor, const Rect& threads, void* partial);
 
+/// Runs one pass of a parallel_scan over `threads` (ascending), threading `value` through
+/// every call of the functor with Kokkos' `final` flag: on return `value` holds its start
+/// joined with every thread's contribution.
+using HostScanEntry = void (*)(const void* functor, const Rect& threads, void* value, bool final);
+
 /// Everything the runtime needs to run a kernel: on host devices (`run_host`), on GPUs
 /// (`device`), and to plan it (`description`, unless a launch gives its own).
 struct KernelInfo {
@@ -27,16 +32,21 @@ struct KernelInfo {
   size_t functor_size = 0;
   KernelDescription description;  ///< empty for kernels described per launch (lambdas)
   HostEntry run_host = nullptr;
-  /// For reduction kernels: the reduction the kernel is written for (the type of its
-  /// `Value& update`; a custom one carries the kernel's init/join). A launch may fold with
-  /// another built-in operator on the same type. Empty: the kernel does not reduce.
+  /// For scan kernels (Kokkos parallel_scan, `operator()(i, Value& update, bool final)`):
+  /// their entry point; run_host is then null.
+  HostScanEntry run_host_scan = nullptr;
+  /// For reduction and scan kernels: the reduction the kernel is written for (the type of
+  /// its `Value& update`; a custom one carries the kernel's init/join). A reducing launch may
+  /// fold with another built-in operator on the same type. Empty: the kernel does neither.
   std::optional<Reduction> reduction;
   DeviceCode device;  ///< GPU source; kind kNone: host devices only
   /// Its host code reaches arrays through lightning::View, which takes checked handles
   /// (checked mode; see worker::AccessCheck). Kernels over raw ArrayHandles run unchecked.
   bool takes_checked_handles = false;
 
-  bool reduces() const { return reduction.has_value(); }
+  /// A parallel_reduce kernel (a scan kernel has a reduction too, but does not reduce).
+  bool reduces() const { return reduction.has_value() && !scans(); }
+  bool scans() const { return run_host_scan != nullptr; }
   /// The description a launch runs under: its own (`per_launch`, for lambdas) or the
   /// registered one.
   const KernelDescription& described_by(const KernelDescription* per_launch) const {

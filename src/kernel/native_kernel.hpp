@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <type_traits>
 
@@ -47,6 +48,17 @@ void run_native_reduce(const void* functor, const Rect& threads, void* partial) 
       for (int64_t j = lo[1]; j < hi[1]; ++j)
         for (int64_t k = lo[2]; k < hi[2]; ++k) f(i, j, k, v);
   }
+}
+
+/// One pass of a parallel_scan of a functor F taking (i, Value& update, bool final): the
+/// threads in ascending order, `value` (unaligned bytes) threaded through them.
+template <class F, class Value>
+void run_native_scan(const void* functor, const Rect& threads, void* value, bool final) {
+  const F& f = *static_cast<const F*>(functor);
+  Value v;
+  std::memcpy(static_cast<void*>(&v), value, sizeof v);
+  for (int64_t i = threads.lo()[0]; i < threads.hi()[0]; ++i) f(i, v, final);
+  std::memcpy(value, static_cast<const void*>(&v), sizeof v);
 }
 
 /// The KernelInfo of a native functor F, without its entry point. F must be trivially

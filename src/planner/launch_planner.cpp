@@ -1,8 +1,10 @@
 #include "planner/launch_planner.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "annotation/region_evaluator.hpp"
+#include "core/error.hpp"
 #include "core/reduction.hpp"
 
 namespace lightning::planner {
@@ -67,6 +69,156 @@ ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array,
   return temp;
 }
 
+ExecuteTask LaunchPlanner::bind_superblock(const Superblock& sb,
+                                           const annotation::AccessRegion* regions,
+                                           bool reads_only) {
+  const WorkerId worker = devices_.worker_of(sb.device);
+  ExecuteTask exec{launch_, request_.kernel, sb.threads, sb.device, {}, {}};
+  for (size_t k = 0; k < request_.annotation->arrays().size(); ++k) {
+    const annotation::AccessRegion& access = regions[k];
+    if (access.region.empty()) continue;  // these threads touch nothing of this array
+    const ArrayState& array = *arrays_[access.param];
+    ChunkRef chunk;
+    ChunkAccessMode mode = ChunkAccessMode::kReadWrite;
+    if (reads_only) {
+      exec.bindings.push_back({access.param,
+                               chunk_for_read(array, access.region, sb.device, worker).id,
+                               access.region, ChunkAccessMode::kRead});
+      continue;
+    }
+    switch (access.mode) {
+      case annotation::AccessMode::kRead:
+        chunk = chunk_for_read(array, access.region, sb.device, worker);
+        mode = ChunkAccessMode::kRead;
+        break;
+      case annotation::AccessMode::kWrite:
+        // Whether or not every element is written, what was there before is ordered
+        // before this write, so a plain write orders correctly.
+        chunk = chunk_for_write(array, access, sb.device, worker);
+        mode = ChunkAccessMode::kWrite;
+        break;
+      case annotation::AccessMode::kReadWrite:
+        chunk = chunk_for_write(array, access, sb.device, worker);
+        break;
+      case annotation::AccessMode::kReduce: {
+        chunk = temporary_of(builder_, array, access.region, sb.device, worker);
+        builder_.add(worker, FillTask{chunk.id, access.region,
+                                      Reduction::builtin(access.op, array.type).identity()});
+        partials_[k].push_back({chunk, sb.device});
+        break;
+      }
+    }
+    exec.bindings.push_back({access.param, chunk.id, access.region, mode});
+  }
+  return exec;
+}
+
+void LaunchPlanner::propagate_pending() {
+  for (const PendingUpdate& u : pending_) mover_.propagate(*u.array, u.region, u.written, u.index);
+  pending_.clear();
+}
+
+std::vector<TaskId> LaunchPlanner::plan_scan(
+    const std::vector<Superblock>& superblocks,
+    const std::vector<annotation::AccessRegion>& all_regions) {
+  const ScanRequest& scan = *request_.scan;
+  const size_t per_superblock = request_.annotation->arrays().size();
+  const size_t n = superblocks.size();
+  if (request_.domain.rank() != 1)
+    throw Error(ErrorKind::kInvalidArgument,
+                "kernel '" + request_.name +
+                    "': parallel_scan runs over a RangePolicy (rank 1), "
+                    "not a rank-" +
+                    std::to_string(request_.domain.rank()) + " domain");
+  for (const annotation::BoundArray& a : request_.annotation->arrays())
+    if (a.mode == annotation::AccessMode::kReduce)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "kernel '" + request_.name +
+                      "': a parallel_scan runs each thread twice (final "
+                      "false, then true), so its annotation cannot reduce(" +
+                      std::string(name_of(a.op)) +
+                      ") into an array: write the values when "
+                      "final is true");
+  if (n == 0) return {};
+  // The carry runs in index order, whatever order the work distribution lists them in.
+  std::vector<size_t> order(n);
+  for (size_t s = 0; s < n; ++s) order[s] = s;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return superblocks[a].threads.lo()[0] < superblocks[b].threads.lo()[0];
+  });
+  const auto worker_of = [&](size_t s) { return devices_.worker_of(superblocks[s].device); };
+  const auto value_chunk = [&](size_t s) {
+    return builder_.create_temporary(ArrayId(), Rect(), superblocks[s].device, worker_of(s),
+                                     scan.reduction.type, scan.reduction.value_size);
+  };
+
+  // Partial pass: each superblock's total (the last one's only when the scan's total is
+  // asked for). It writes nothing (Kokkos' contract for final = false), so it binds every
+  // access for reading (in checked mode, a write there is a violation).
+  std::vector<ChunkRef> partial(n);
+  for (size_t s = 0; s < n; ++s) {
+    if (s == order.back() && !scan.total) continue;
+    ExecuteTask exec =
+        bind_superblock(superblocks[s], all_regions.data() + s * per_superblock, true);
+    exec.scan = ScanPass::kPartial;
+    partial[s] = value_chunk(s);
+    exec.scalar_partial = partial[s].id;
+    builder_.add(worker_of(s), std::move(exec));
+  }
+
+  // The carry: prefix(k + 1) = prefix(k) join partial(k), folded on the worker of superblock k
+  // and sent on to the next one's worker when that differs.
+  std::vector<ChunkRef> prefix_of(n);  // invalid: the identity
+  ChunkRef prefix;
+  ChunkRef total;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t s = order[k];
+    prefix_of[s] = prefix;
+    if (k + 1 == n && !scan.total) break;
+    ChunkRef next = partial[s];
+    if (prefix.id.valid()) {
+      next = value_chunk(s);
+      builder_.add(worker_of(s),
+                   FoldTask{prefix.id, next.id, Rect(), scan.reduction, launch_, true});
+      builder_.add(worker_of(s),
+                   FoldTask{partial[s].id, next.id, Rect(), scan.reduction, launch_, false});
+    }
+    if (k + 1 == n) {
+      total = next;
+      break;
+    }
+    const size_t following = order[k + 1];
+    if (worker_of(following) != worker_of(s)) {
+      const ChunkRef landing = value_chunk(following);
+      builder_.transfer(next, landing, Rect());
+      next = landing;
+    }
+    prefix = next;
+  }
+
+  // Final pass, bound and followed by its coherence updates superblock by superblock (as a
+  // parallel_for's), so that overlapping writes keep their order.
+  for (size_t s = 0; s < n; ++s) {
+    ExecuteTask exec = bind_superblock(superblocks[s], all_regions.data() + s * per_superblock);
+    exec.scan = ScanPass::kFinal;
+    exec.scan_prefix = prefix_of[s].id;
+    builder_.add(worker_of(s), std::move(exec));
+    propagate_pending();
+  }
+  if (!scan.total || n == 0) return {};
+  const WorkerId driver(0);
+  if (total.worker != driver) {
+    const auto driver_devices = devices_.devices_of(driver);
+    const ChunkRef landing = builder_.create_temporary(
+        ArrayId(), Rect(), driver_devices.empty() ? DeviceId() : driver_devices.front(), driver,
+        scan.reduction.type, scan.reduction.value_size);
+    builder_.transfer(total, landing, Rect());
+    total = landing;
+  }
+  return {builder_.add(
+      driver, HostReadTask{total.id, *scan.total, Rect(), Rect(), true, scan.reduction, launch_})};
+}
+
 std::vector<TaskId> LaunchPlanner::plan() {
   const annotation::BoundAnnotation& bound = *request_.annotation;
   // Everything that can reject the launch (superblocks, regions) runs before the first task
@@ -87,42 +239,11 @@ std::vector<TaskId> LaunchPlanner::plan() {
                                  all_regions.data() + s * per_superblock);
   partials_.assign(per_superblock, {});
 
+  if (request_.scan) return plan_scan(superblocks, all_regions);
   for (size_t s = 0; s < superblocks.size(); ++s) {
     const Superblock& sb = superblocks[s];
     const WorkerId worker = devices_.worker_of(sb.device);
-    const annotation::AccessRegion* regions = all_regions.data() + s * per_superblock;
-
-    ExecuteTask exec{launch_, request_.kernel, sb.threads, sb.device, {}, {}};
-    for (size_t k = 0; k < per_superblock; ++k) {
-      const annotation::AccessRegion& access = regions[k];
-      if (access.region.empty()) continue;  // these threads touch nothing of this array
-      const ArrayState& array = *arrays_[access.param];
-      ChunkRef chunk;
-      ChunkAccessMode mode = ChunkAccessMode::kReadWrite;
-      switch (access.mode) {
-        case annotation::AccessMode::kRead:
-          chunk = chunk_for_read(array, access.region, sb.device, worker);
-          mode = ChunkAccessMode::kRead;
-          break;
-        case annotation::AccessMode::kWrite:
-          // Whether or not every element is written, what was there before is ordered
-          // before this write, so a plain write orders correctly.
-          chunk = chunk_for_write(array, access, sb.device, worker);
-          mode = ChunkAccessMode::kWrite;
-          break;
-        case annotation::AccessMode::kReadWrite:
-          chunk = chunk_for_write(array, access, sb.device, worker);
-          break;
-        case annotation::AccessMode::kReduce: {
-          chunk = temporary_of(builder_, array, access.region, sb.device, worker);
-          builder_.add(worker, FillTask{chunk.id, access.region,
-                                        Reduction::builtin(access.op, array.type).identity()});
-          partials_[k].push_back({chunk, sb.device});
-          break;
-        }
-      }
-      exec.bindings.push_back({access.param, chunk.id, access.region, mode});
-    }
+    ExecuteTask exec = bind_superblock(sb, all_regions.data() + s * per_superblock);
     if (request_.scalar_reduction) {
       const ChunkRef partial = builder_.create_temporary(
           ArrayId(), Rect(), sb.device, worker, request_.scalar_reduction->reduction.type,
@@ -131,10 +252,7 @@ std::vector<TaskId> LaunchPlanner::plan() {
       scalar_partials_.push_back({partial, sb.device});
     }
     builder_.add(worker, std::move(exec));
-
-    for (const PendingUpdate& u : pending_)
-      mover_.propagate(*u.array, u.region, u.written, u.index);
-    pending_.clear();
+    propagate_pending();
   }
 
   for (size_t k = 0; k < partials_.size(); ++k)

@@ -52,6 +52,19 @@ class LaunchPlanner {
   ChunkRef chunk_for_write(const ArrayState& array, const annotation::AccessRegion& access,
                            DeviceId device, WorkerId worker);
 
+  /// The Execute task of superblock `sb` (its access `regions`): the chunk each access binds,
+  /// with what reading them needs planned; writes queue their coherence updates (pending_),
+  /// `reduce` accesses their partials. With `reads_only`, every access is bound for reading
+  /// (a scan's partial pass).
+  ExecuteTask bind_superblock(const Superblock& sb, const annotation::AccessRegion* regions,
+                              bool reads_only = false);
+  /// Plans the coherence updates of the writes queued since the last call.
+  void propagate_pending();
+  /// A parallel_scan's passes and carry (see ScanRequest); returns the task that delivers the
+  /// total, if asked for.
+  std::vector<TaskId> plan_scan(const std::vector<Superblock>& superblocks,
+                                const std::vector<annotation::AccessRegion>& all_regions);
+
   PlanBuilder& builder_;
   RegionMover mover_;
   const DeviceSet& devices_;

@@ -31,6 +31,7 @@ void remap_ids(TaskKind& kind, Chunk&& chunk, Array&& array, Tag&& tag, Launch&&
                    launch(t.launch);
                    for (auto& b : t.bindings) chunk(b.chunk);
                    maybe_chunk(t.scalar_partial);
+                   maybe_chunk(t.scan_prefix);
                  },
                  [&](CopyTask& t) {
                    chunk(t.src);
@@ -97,13 +98,18 @@ LaunchShape LaunchShape::of(const LaunchRequest& request,
       }
   }
   if (request.scalar_reduction) s.scalar_reduction = request.scalar_reduction->reduction;
+  if (request.scan) {
+    s.scan = request.scan->reduction;
+    s.scan_returns_total = request.scan->total.has_value();
+  }
   return s;
 }
 
 bool operator==(const LaunchShape& a, const LaunchShape& b) {
   return a.kernel == b.kernel && a.annotation == b.annotation && a.scalars == b.scalars &&
          a.domain == b.domain && a.block_size == b.block_size && a.layouts == b.layouts &&
-         a.aliases == b.aliases && a.scalar_reduction == b.scalar_reduction && a.work == b.work;
+         a.aliases == b.aliases && a.scalar_reduction == b.scalar_reduction && a.scan == b.scan &&
+         a.scan_returns_total == b.scan_returns_total && a.work == b.work;
 }
 
 size_t LaunchShape::hash() const {

@@ -35,6 +35,8 @@ struct LaunchShape {
   std::vector<const DataLayout*> layouts;  ///< per parameter; nullptr for scalars
   std::vector<int> aliases;                ///< per parameter: first parameter with its array
   std::optional<Reduction> scalar_reduction;
+  std::optional<Reduction> scan;  ///< a parallel_scan's
+  bool scan_returns_total = false;
 
   static LaunchShape of(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
   friend bool operator==(const LaunchShape& a, const LaunchShape& b);

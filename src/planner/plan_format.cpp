@@ -62,6 +62,10 @@ void add_kind_fields(json& j, const TaskKind& kind) {
                                   {"mode", mode_name(x.mode)}});
                    j["bindings"] = b;
                    j["scalar_partial"] = id_json(t.scalar_partial);
+                   if (t.scan != ScanPass::kNone) {
+                     j["scan"] = t.scan == ScanPass::kPartial ? "partial" : "final";
+                     j["scan_prefix"] = id_json(t.scan_prefix);
+                   }
                  },
                  [&](const CopyTask& t) {
                    j["src"] = t.src.value();

@@ -215,8 +215,9 @@ Plan Planner::launch(const LaunchRequest& request) {
 
   Plan plan = begin_plan();
   PlanBuilder b = builder_for(plan);
-  const HostBufferId result =
-      request.scalar_reduction ? request.scalar_reduction->result : HostBufferId{};
+  HostBufferId result;
+  if (request.scalar_reduction) result = request.scalar_reduction->result;
+  if (request.scan && request.scan->total) result = *request.scan->total;
   LaunchShape shape;
   if (cache_enabled_) {
     shape = LaunchShape::of(request, arrays);

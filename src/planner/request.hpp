@@ -35,6 +35,16 @@ struct ScalarReduction {
   HostBufferId result;
 };
 
+/// A parallel_scan: the kernel runs every superblock twice, once with `final` false to get the
+/// superblock's total (a partial), then with `final` true from the fold of every earlier
+/// superblock's partial, in index order across devices and workers (the carry). The last
+/// carry, the scan's total, is copied to the driver's host buffer `total` when there is one.
+/// The domain is rank 1.
+struct ScanRequest {
+  Reduction reduction;  ///< how values join (a custom one: the launch's kernel's functions)
+  std::optional<HostBufferId> total;
+};
+
 /// One kernel launch.
 struct LaunchRequest {
   KernelId kernel;
@@ -52,6 +62,7 @@ struct LaunchRequest {
   Point block_size;  ///< of the domain's rank
   WorkDistribution work;
   std::optional<ScalarReduction> scalar_reduction;
+  std::optional<ScanRequest> scan;  ///< never with scalar_reduction
 };
 
 }  // namespace lightning::planner

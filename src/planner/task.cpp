@@ -19,9 +19,10 @@ std::vector<ChunkAccess> accesses_of(const TaskKind& kind) {
           },
           [](const ExecuteTask& t) {
             std::vector<ChunkAccess> a;
-            a.reserve(t.bindings.size() + 1);
+            a.reserve(t.bindings.size() + 2);
             for (const auto& b : t.bindings) a.push_back({b.chunk, b.region, b.mode});
             if (t.scalar_partial.valid()) a.push_back({t.scalar_partial, Rect(), M::kWrite});
+            if (t.scan_prefix.valid()) a.push_back({t.scan_prefix, Rect(), M::kRead});
             return a;
           },
           [](const CopyTask& t) {
@@ -75,7 +76,10 @@ std::string describe(const Task& task) {
                  [&](const ExecuteTask& t) {
                    os << " " << t.kernel << " " << t.superblock.to_string() << " on " << t.device;
                    for (const auto& b : t.bindings) os << " p" << b.param << "=" << b.chunk;
+                   if (t.scan == ScanPass::kPartial) os << " scan-partial";
+                   if (t.scan == ScanPass::kFinal) os << " scan-final";
                    if (t.scalar_partial.valid()) os << " partial=" << t.scalar_partial;
+                   if (t.scan_prefix.valid()) os << " prefix=" << t.scan_prefix;
                  },
                  [&](const CopyTask& t) {
                    os << " " << t.src << " -> " << t.dst << " " << t.region.to_string();

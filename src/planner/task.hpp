@@ -49,6 +49,13 @@ struct DeleteChunkTask {
   Rect box;  ///< the chunk's box, as created
 };
 
+/// Which pass of a parallel_scan an Execute task runs (Kokkos' `final` flag).
+enum class ScanPass : uint8_t {
+  kNone,     ///< not a scan
+  kPartial,  ///< every thread with final = false from the identity: the superblock's total
+  kFinal,    ///< every thread with final = true from the superblock's prefix (`scan_prefix`)
+};
+
 /// Run a kernel over one superblock on one device. `bindings[i]` is the chunk that kernel
 /// parameter `params[i]` reads or writes (one per array parameter the annotation mentions).
 struct ExecuteTask {
@@ -63,8 +70,14 @@ struct ExecuteTask {
     ChunkAccessMode mode = ChunkAccessMode::kReadWrite;  ///< reduce partials are read-write
   };
   std::vector<Binding> bindings;
-  /// For scalar reductions: the rank-0 chunk receiving this superblock's partial result.
+  /// For scalar reductions and a scan's partial pass: the rank-0 chunk receiving this
+  /// superblock's partial result.
   ChunkId scalar_partial;
+  ScanPass scan = ScanPass::kNone;
+  /// A scan's final pass: the rank-0 chunk holding the fold of every earlier superblock's
+  /// partial (the value its first thread starts from); invalid for the first superblock,
+  /// which starts from the identity.
+  ChunkId scan_prefix = {};
 };
 
 /// Copy a region between two chunks of one worker (any memories).

@@ -41,13 +41,18 @@ struct KernelRun {
   std::string name;              ///< the launch's name, for messages and traces
   std::vector<uint8_t> functor;  ///< its bytes, array handles patched to this device's memory
   Rect superblock;               ///< thread indices
-  void* partial = nullptr;       ///< reductions: value_size bytes in this device's memory
+  /// Reductions and a scan's partial pass: value_size bytes in this device's memory.
+  void* partial = nullptr;
   /// Reductions: how values combine, the launch's as this process runs it (a custom one has
   /// the kernel's init/join: KernelInfo::resolve).
   Reduction reduction;
   /// Checked mode: the records the functor's checked handles point at (see AccessCheck);
   /// null: the handles point at the chunks themselves.
   std::shared_ptr<AccessCheck> check;
+  planner::ScanPass scan = planner::ScanPass::kNone;
+  /// A scan's final pass: the value its first thread starts from (value_size bytes in this
+  /// device's memory); null: the identity.
+  const void* scan_prefix = nullptr;
 };
 
 /// One buffer host code works on. A buffer in a device's memory is copied to host memory

@@ -15,12 +15,17 @@ KernelRun bound_kernel_run(const planner::Task& task, const planner::ExecuteTask
                 nullptr,
                 launch.reduction,
                 nullptr};
+  run.scan = execute.scan;
   kernel::clear_arrays(run.functor.data(), launch.arrays);  // unbound: nothing to touch
   if (checked) run.check = std::make_shared<AccessCheck>();
   for (size_t i = 0; i < task.accesses.size(); ++i) {
     const ChunkId c = task.accesses[i].chunk;
     if (c == execute.scalar_partial) {
       run.partial = pointers.at(i);
+      continue;
+    }
+    if (c == execute.scan_prefix) {
+      run.scan_prefix = pointers.at(i);
       continue;
     }
     const auto& binding = execute.bindings.at(i);

@@ -327,6 +327,7 @@ void Worker::run_task(const Task& task) {
                         });
           },
           [&](const planner::FoldTask& t) {
+            if (t.assign) return run_copy(task, buffer(1), buffer(0), t.region);
             run_on_host(task,
                         {{buffer(0), t.region, true, false}, {buffer(1), t.region, true, true}},
                         [region = t.region, r = resolved(t.reduction, t.launch)](const auto& b) {

@@ -541,6 +541,10 @@ std::string reflow_source(const std::string& text) {
 GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpecialization& spec) {
   if (spec.block_size < 1 || spec.block_size > 1024)
     fail(info, "block size " + std::to_string(spec.block_size) + " (1 to 1024 threads)");
+  if (info.scans())
+    fail(info,
+         "it is a parallel_scan kernel, and scans run on host devices only so far (their GPU "
+         "passes are not generated yet): run the launch on host devices");
   switch (info.device.kind) {
     case DeviceCodeKind::kFunctorBody:
       return generate_functor(info, spec);

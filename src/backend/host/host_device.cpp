@@ -1,7 +1,9 @@
 #include "backend/host/host_device.hpp"
 
+#include <cstring>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 #include "worker/region_ops.hpp"
@@ -19,6 +21,25 @@ std::string HostDevice::description() const {
          " compute thread(s))";
 }
 
+namespace {
+
+// The kernel's threads of `run`: a plain or reducing run, or a scan's pass.
+void run_kernel(worker::KernelRun& run) {
+  using planner::ScanPass;
+  if (run.scan == ScanPass::kNone)
+    return run.info->run_host(run.functor.data(), run.superblock, run.partial);
+  if (run.scan == ScanPass::kPartial)  // from the identity (set above), into the partial
+    return run.info->run_host_scan(run.functor.data(), run.superblock, run.partial, false);
+  std::vector<uint8_t> value(run.reduction.value_size);
+  if (run.scan_prefix)
+    std::memcpy(value.data(), run.scan_prefix, value.size());
+  else
+    run.reduction.init(value.data());
+  run.info->run_host_scan(run.functor.data(), run.superblock, value.data(), true);
+}
+
+}  // namespace
+
 void HostDevice::launch(worker::KernelRun run, Done done) {
   auto r = std::make_shared<worker::KernelRun>(std::move(run));
   worker::run_timed(
@@ -33,7 +54,7 @@ void HostDevice::launch(worker::KernelRun run, Done done) {
               throw planner::AccessViolationError(std::move(*v));
         };
         try {
-          r->info->run_host(r->functor.data(), r->superblock, r->partial);
+          run_kernel(*r);
         } catch (...) {
           throw_violation();
           std::rethrow_exception(worker::kernel_failure());

@@ -1,0 +1,302 @@
+// parallel_scan on lightning::Distributed against the same scans on Kokkos' host space:
+// exclusive and inclusive prefix sums of every arithmetic type, with and without the total,
+// a functor with its own init and join whose join does not commute (so the carry's order
+// across superblocks, devices and ranks shows), a stream compaction, over random sizes,
+// data distributions and work distributions (blocks and cyclic ones).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "core/error.hpp"
+#include "kokkos_test_kernels.hpp"
+
+namespace lk_scan {
+
+template <class Space, class T>
+using ViewOf = lightning::ViewOf<Space, T>;
+
+/// excl(i) = x(0) + ... + x(i-1), incl(i) = x(0) + ... + x(i); returns the total.
+template <class Space, class T>
+T prefix_sums(const Space& space, const ViewOf<Space, const T*>& x, const ViewOf<Space, T*>& excl,
+              const ViewOf<Space, T*>& incl) {
+  const int64_t n = static_cast<int64_t>(x.extent(0));
+  T total = 0;
+  Kokkos::parallel_scan("prefix sums", Kokkos::RangePolicy<Space>(space, 0, n),
+                        LIGHTNING_LAMBDA(
+                            "global i => read x[i], write excl[i], write incl[i]", (x, excl, incl),
+                            (const int64_t i, T& update, const bool final) {
+                              if (final) excl(i) = update;
+                              update += x(i);
+                              if (final) incl(i) = update;
+                            }),
+                        total);
+  return total;
+}
+
+/// The same exclusive sum without asking for the total.
+template <class Space, class T>
+void exclusive_sum(const ViewOf<Space, const T*>& x, const ViewOf<Space, T*>& excl) {
+  Kokkos::parallel_scan(Kokkos::RangePolicy<Space>(0, static_cast<int64_t>(x.extent(0))),
+                        LIGHTNING_LAMBDA(
+                            "global i => read x[i], write excl[i]", (x, excl),
+                            (const int i, T& update, const bool final) {
+                              if (final) excl(i) = update;
+                              update += x(i);
+                            }));
+}
+
+/// An affine map v -> a v + b on integers modulo 2^64.
+struct Affine {
+  uint64_t a, b;
+};
+
+/// y(i) = the composition of the maps of 0..i applied to 0: a scan whose join does not
+/// commute (later maps apply after earlier ones), with its own identity (the map v -> v).
+template <class M, class Y>
+struct ComposeMaps {
+  using value_type = Affine;
+  M maps;  // maps(i, 0) = a, maps(i, 1) = b
+  Y y;
+  KOKKOS_INLINE_FUNCTION static void init(Affine& v) {
+    v.a = 1;
+    v.b = 0;
+  }
+  KOKKOS_INLINE_FUNCTION static void join(Affine& earlier, const Affine& later) {
+    earlier.b = later.a * earlier.b + later.b;
+    earlier.a = later.a * earlier.a;
+  }
+  LIGHTNING_KERNEL(
+      ComposeMaps, "global i => read maps[i, :], write y[i]", (maps, y),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, Affine& v, const bool final) const {
+        v.b = maps(i, 0) * v.b + maps(i, 1);
+        v.a = maps(i, 0) * v.a;
+        if (final) y(i) = v.b;
+      })
+};
+
+/// Copies the x(i) above `floor` to the front of `out`, in order; returns how many.
+template <class Space>
+int64_t compact(const ViewOf<Space, const int64_t*>& x, const ViewOf<Space, int64_t*>& out,
+                int64_t floor) {
+  int64_t count = 0;
+  Kokkos::parallel_scan(Kokkos::RangePolicy<Space>(0, static_cast<int64_t>(x.extent(0))),
+                        LIGHTNING_LAMBDA(
+                            "global i => read x[i], readwrite out[:]", (x, out, floor),
+                            (const int64_t i, int64_t& next, const bool final) {
+                              if (x(i) <= floor) return;
+                              if (final) out(next) = x(i);
+                              ++next;
+                            }),
+                        count);
+  return count;
+}
+
+}  // namespace lk_scan
+
+namespace {
+
+using lk_test::Exec;
+using lk_test::Host;
+using lk_test::KView;
+using lk_test::LView;
+
+int uniform(std::mt19937& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
+/// A work distribution of superblocks of about `n / parts` indices: blocks, or cyclic ones
+/// (superblocks of one device interleaved with the others').
+Exec random_space(std::mt19937& rng, int n) {
+  const int size = std::max(1, n / uniform(rng, 1, 9));
+  return uniform(rng, 0, 1) ? Exec(lightning::work::block(size))
+                            : Exec(lightning::work::cyclic(std::max(1, size / 3)));
+}
+
+template <class T>
+void expect_prefix_sums_match(std::mt19937& rng, int n) {
+  SCOPED_TRACE("n " + std::to_string(n));
+  KView<T*> hx("x", n), hexcl("excl", n), hincl("incl", n);
+  // Small integers: every order of additions gives the same sums, in floating point too.
+  for (int i = 0; i < n; ++i) hx(i) = static_cast<T>(uniform(rng, 0, 9) - (i % 3 == 0 ? 4 : 0));
+  const T want = lk_scan::prefix_sums<Host, T>(Host(), hx, hexcl, hincl);
+
+  LView<T*> x("x", n, lightning::dist::block(uniform(rng, 1, n)));
+  LView<T*> excl("excl", n, lightning::dist::block(uniform(rng, 1, n)));
+  LView<T*> incl("incl", n, lightning::dist::block_cyclic(uniform(rng, 1, n)));
+  Kokkos::deep_copy(x, hx);
+  const T got = lk_scan::prefix_sums<Exec, T>(random_space(rng, n), x, excl, incl);
+  EXPECT_EQ(got, want);
+  const auto gexcl = lk_test::to_host(excl), gincl = lk_test::to_host(incl);
+  for (int i = 0; i < n; ++i) {
+    ASSERT_EQ(gexcl(i), hexcl(i)) << "exclusive, at " << i;
+    ASSERT_EQ(gincl(i), hincl(i)) << "inclusive, at " << i;
+  }
+
+  // Without the total: asynchronous, like any parallel_for.
+  Kokkos::deep_copy(excl, T(-1));
+  lk_scan::exclusive_sum<Exec, T>(x, excl);
+  const auto again = lk_test::to_host(excl);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(again(i), hexcl(i)) << "without the total, at " << i;
+}
+
+TEST(KokkosScan, PrefixSumsOfEveryArithmeticTypeMatchTheHostSpace) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "scans run on host devices only so far";
+  std::mt19937 rng(53);
+  for (int round = 0; round < 4; ++round) {
+    expect_prefix_sums_match<int>(rng, uniform(rng, 1, 3000));
+    expect_prefix_sums_match<int64_t>(rng, uniform(rng, 1, 3000));
+    expect_prefix_sums_match<uint8_t>(rng, uniform(rng, 1, 3000));  // wraps around, as Kokkos'
+    expect_prefix_sums_match<float>(rng, uniform(rng, 1, 3000));
+    expect_prefix_sums_match<double>(rng, uniform(rng, 1, 3000));
+  }
+}
+
+TEST(KokkosScan, AFunctorsOwnInitAndJoinCarryInIndexOrder) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "scans run on host devices only so far";
+  std::mt19937 rng(59);
+  std::mt19937_64 values(61);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 2000);
+    SCOPED_TRACE("n " + std::to_string(n));
+    KView<uint64_t**> hmaps("maps", n, 2);
+    for (int i = 0; i < n; ++i) {
+      hmaps(i, 0) = values() | 1;
+      hmaps(i, 1) = values();
+    }
+    KView<uint64_t*> hy("y", n);
+    lk_scan::Affine want{};
+    Kokkos::parallel_scan(
+        Kokkos::RangePolicy<Host>(0, n),
+        lk_scan::ComposeMaps<KView<const uint64_t**>, KView<uint64_t*>>{hmaps, hy}, want);
+
+    LView<uint64_t**> maps("maps", n, 2, lightning::dist::rows(uniform(rng, 1, n)));
+    LView<uint64_t*> y("y", n, lightning::dist::block(uniform(rng, 1, n)));
+    Kokkos::deep_copy(maps, hmaps);
+    lk_scan::Affine got{};
+    Kokkos::parallel_scan(Kokkos::RangePolicy<Exec>(random_space(rng, n), 0, n),
+                          lk_scan::ComposeMaps<LView<const uint64_t**>, LView<uint64_t*>>{maps, y},
+                          got);
+    EXPECT_EQ(got.a, want.a);
+    EXPECT_EQ(got.b, want.b);
+    const auto gy = lk_test::to_host(y);
+    for (int i = 0; i < n; ++i) ASSERT_EQ(gy(i), hy(i)) << "at " << i;
+  }
+}
+
+TEST(KokkosScan, AStreamCompactionWritesWhereTheScanSays) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "scans run on host devices only so far";
+  std::mt19937 rng(67);
+  for (int round = 0; round < 4; ++round) {
+    const int n = uniform(rng, 1, 1500);
+    KView<int64_t*> hx("x", n), hout("out", n);
+    for (int i = 0; i < n; ++i) hx(i) = uniform(rng, -50, 50);
+    const int64_t floor = uniform(rng, -60, 60);
+    const int64_t want = lk_scan::compact<Host>(hx, hout, floor);
+
+    LView<int64_t*> x("x", n, lightning::dist::block(uniform(rng, 1, n)));
+    LView<int64_t*> out("out", n, lightning::dist::block(uniform(rng, 1, n)));
+    Kokkos::deep_copy(x, hx);
+    Kokkos::deep_copy(out, int64_t{0});
+    const int64_t got = lk_scan::compact<Exec>(x, out, floor);
+    ASSERT_EQ(got, want);
+    const auto gout = lk_test::to_host(out);
+    for (int64_t i = 0; i < want; ++i) ASSERT_EQ(gout(i), hout(i)) << "at " << i;
+    for (int64_t i = want; i < n; ++i) ASSERT_EQ(gout(i), 0) << "past the end, at " << i;
+  }
+}
+
+TEST(KokkosScan, AnEmptyRangeGivesTheIdentity) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "scans run on host devices only so far";
+  LView<double*> x("x", 8), excl("excl", 8);
+  Kokkos::deep_copy(excl, 5.0);
+  double sum = 5.0;
+  Kokkos::parallel_scan(Kokkos::RangePolicy<Exec>(4, 4),
+                        LIGHTNING_LAMBDA(
+                            "global i => read x[i], write excl[i]", (x, excl),
+                            (const int i, double& update, const bool final) {
+                              if (final) excl(i) = update;
+                              update += x(i);
+                            }),
+                        sum);
+  EXPECT_EQ(sum, 0.0);
+  EXPECT_EQ(lk_test::to_host(excl)(4), 5.0);
+  lk_scan::Affine total{7, 7};
+  LView<uint64_t**> maps("maps", 8, 2);
+  LView<uint64_t*> y("y", 8);
+  Kokkos::parallel_scan(Kokkos::RangePolicy<Exec>(3, 3),
+                        lk_scan::ComposeMaps<LView<const uint64_t**>, LView<uint64_t*>>{maps, y},
+                        total);
+  EXPECT_EQ(total.a, 1u);  // the functor's init
+  EXPECT_EQ(total.b, 0u);
+}
+
+#if KOKKOS_VERSION >= 40000
+TEST(KokkosScan, TheTotalGoesIntoAHostView) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "scans run on host devices only so far";
+  const int n = 1000;
+  LView<int*> x("x", n, lightning::dist::block(300)), excl("excl", n);
+  Kokkos::deep_copy(x, 2);
+  Kokkos::View<int, Kokkos::HostSpace> total("total");
+  Kokkos::parallel_scan(Kokkos::RangePolicy<Exec>(0, n),
+                        LIGHTNING_LAMBDA(
+                            "global i => read x[i], write excl[i]", (x, excl),
+                            (const int i, int& update, const bool final) {
+                              if (final) excl(i) = update;
+                              update += x(i);
+                            }),
+                        total);
+  Kokkos::fence();
+  EXPECT_EQ(total(), 2 * n);
+  EXPECT_EQ(lk_test::to_host(excl)(n - 1), 2 * (n - 1));
+}
+#endif
+
+/// The error a launch throws, or "" when it throws none.
+template <class F>
+std::string error_of(F&& launch) {
+  try {
+    launch();
+    Kokkos::fence();
+  } catch (const lightning::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(KokkosScan, AScanThatReducesIntoAnArrayIsRefusedByName) {
+  LView<double*> x("x", 100), sum("sum", 1);
+  const std::string error = error_of([&] {
+    Kokkos::parallel_scan("scan into", Kokkos::RangePolicy<Exec>(0, 100),
+                          LIGHTNING_LAMBDA(
+                              "global i => read x[i], reduce(+) sum[0]", (x, sum),
+                              (const int i, double& update, const bool final) {
+                                update += x(i);
+                                if (final) sum(0) += update;
+                              }));
+  });
+  EXPECT_NE(error.find("scan into"), std::string::npos) << error;
+  EXPECT_NE(error.find("cannot reduce(+) into an array"), std::string::npos) << error;
+  // The runtime stays usable.
+  Kokkos::deep_copy(x, 1.0);
+  LView<double*> excl("excl", 100), incl("incl", 100);
+  if (!lk_test::on_gpus()) {
+    EXPECT_EQ((lk_scan::prefix_sums<Exec, double>(Exec(), x, excl, incl)), 100.0);
+    EXPECT_EQ(lk_test::to_host(incl)(99), 100.0);
+  }
+}
+
+TEST(KokkosScan, OnGpusAScanStopsWithAnErrorThatSaysWhy) {
+  if (!lk_test::on_gpus()) GTEST_SKIP() << "a GPU's refusal";
+  LView<double*> x("x", 100), excl("excl", 100), incl("incl", 100);
+  Kokkos::deep_copy(x, 1.0);
+  const std::string error =
+      error_of([&] { lk_scan::prefix_sums<Exec, double>(Exec(), x, excl, incl); });
+  EXPECT_NE(error.find("prefix sums"), std::string::npos) << error;
+  EXPECT_NE(error.find("scans run on host devices only"), std::string::npos) << error;
+  Kokkos::deep_copy(excl, 2.0);  // still usable
+  EXPECT_EQ(lk_test::to_host(excl)(5), 2.0);
+}
+
+}  // namespace
