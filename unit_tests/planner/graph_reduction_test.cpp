@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/error.hpp"
 #include "core/reduction.hpp"
 
 namespace lightning::planner::testing {
@@ -64,6 +65,84 @@ TEST_F(GraphReduction, AScalarResultIsFoldedOnTheDriverInWorkerOrder) {
   EXPECT_TRUE(q.select_all(with_id(reads[1]->id)).precedes(q.select_all(with_id(reads[2]->id))));
   EXPECT_EQ(p.completion, (std::vector<TaskId>{reads[0]->id, reads[1]->id, reads[2]->id}));
   EXPECT_EQ(q.count(kind<SendTask>()), 2u);
+}
+
+/// Execute tasks running scan pass `pass`.
+TaskFilter scan_pass(ScanPass pass) {
+  return [pass](const Task& t) {
+    const auto* e = std::get_if<ExecuteTask>(&t.kind);
+    return e && e->scan == pass;
+  };
+}
+
+TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
+  use_cluster(3, 1);
+  const ArrayId a = array("a", Point{12}, dist::block(4));
+  const ArrayId b = array("b", Point{12}, dist::block(4));
+  LaunchRequest r = launch("global i => read a[i], write b[i]", {"a", "b"}, {a, b},
+                           Rect(Point{0}, Point{12}), Point{2}, work::block(2));
+  r.scan = ScanRequest{Reduction::custom(8), std::nullopt};
+  {
+    PlanQuery q(submit(r));
+    // Six superblocks, two per worker; without the total the last partial is not needed.
+    const auto partials = q.select_all(scan_pass(ScanPass::kPartial));
+    const auto finals = q.select_all(scan_pass(ScanPass::kFinal));
+    EXPECT_EQ(partials.count(), 5u) << q.all().to_string();
+    EXPECT_EQ(finals.count(), 6u);
+    EXPECT_TRUE(partials.all_concurrent());
+    EXPECT_TRUE(finals.all_concurrent());  // each waits for its own prefix only
+    // Worker 0's partials reach the later workers' final passes through the carry.
+    EXPECT_TRUE(
+        partials.select(on_worker(WorkerId(0))).precedes(finals.select(on_worker(WorkerId(1)))));
+    EXPECT_TRUE(
+        partials.select(on_worker(WorkerId(0))).precedes(finals.select(on_worker(WorkerId(2)))));
+    // The carry crosses from worker 0 to 1 and from 1 to 2, once each.
+    EXPECT_EQ(q.count(kind<SendTask>()), 2u);
+    EXPECT_EQ(q.count(kind<SendTask>(), sends_to(WorkerId(1))), 1u);
+    EXPECT_EQ(q.count(kind<SendTask>(), sends_to(WorkerId(2))), 1u);
+    // The first superblock starts from the identity; each later one from a prefix.
+    for (const Task* t : finals.tasks()) {
+      const auto& e = std::get<ExecuteTask>(t->kind);
+      EXPECT_EQ(e.scan_prefix.valid(), e.superblock.lo()[0] != 0) << describe(*t);
+      EXPECT_FALSE(e.scalar_partial.valid());
+    }
+    EXPECT_EQ(q.count(kind<HostReadTask>()), 0u);
+  }
+  r.scan->total = HostBufferId{7};
+  const Plan& p = submit(r);
+  PlanQuery q(p);
+  EXPECT_EQ(q.select_all(scan_pass(ScanPass::kPartial)).count(), 6u);
+  const Task& total = q.select_unique(kind<HostReadTask>());
+  EXPECT_EQ(total.worker, WorkerId(0));
+  EXPECT_EQ(std::get<HostReadTask>(total.kind).buffer.value, 7u);
+  EXPECT_EQ(p.completion, std::vector<TaskId>{total.id});
+  EXPECT_EQ(q.count(kind<SendTask>()), 3u);  // the total comes back from worker 2
+}
+
+TEST_F(GraphReduction, AScanOverAnMDRangeOrWithAReduceRuleIsRefused) {
+  use_cluster(1, 2);
+  const ArrayId a = array("a", Point{8}, dist::block(4));
+  const ArrayId s = array("s", Point{1}, dist::block(1));
+  LaunchRequest r = launch("global i => read a[i], reduce(+) s[0]", {"a", "s"}, {a, s},
+                           Rect(Point{0}, Point{8}), Point{2}, work::block(2));
+  r.scan = ScanRequest{Reduction::custom(8), std::nullopt};
+  try {
+    planner->launch(r);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot reduce(+) into an array"), std::string::npos)
+        << e.what();
+  }
+  const ArrayId m = array("m", Point{4, 4}, dist::block(2));
+  LaunchRequest r2 = launch("global [i, j] => read m[i, j]", {"m"}, {m},
+                            Rect(Point{0, 0}, Point{4, 4}), Point{1, 2}, work::block(2));
+  r2.scan = ScanRequest{Reduction::custom(8), std::nullopt};
+  try {
+    planner->launch(r2);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("RangePolicy (rank 1)"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(GraphReduction, MinAndMaxStartFromTheExtremes) {

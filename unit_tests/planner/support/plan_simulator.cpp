@@ -379,9 +379,39 @@ class ExecuteAccess final : public KernelAccess {
     partial_ += v;
   }
 
+  /// A scan's pass starts from the identity or, in the final pass, from its prefix.
+  void start_scan() {
+    const bool scans = info_.kernel->scans;
+    if (scans != (exec_.scan != ScanPass::kNone)) {
+      sim_.fail(task_, scans ? "a scan kernel's Execute task has no scan pass"
+                             : "a scan pass of a kernel that does not scan");
+      return;
+    }
+    scan_final = exec_.scan == ScanPass::kFinal;
+    scan_value = 0;
+    if (!exec_.scan_prefix.valid()) return;
+    if (exec_.scan != ScanPass::kFinal) sim_.fail(task_, "a scan prefix outside the final pass");
+    PlanSimulator::ChunkMem* c = sim_.use_chunk(task_, exec_.scan_prefix, Rect(), "prefix");
+    if (!c) return;
+    if (!c->scalar || c->elem != size_of(info_.kernel->scalar_type) || !c->defined[0]) {
+      sim_.fail(task_, "scan_prefix " + exec_.scan_prefix.to_string() +
+                           " is not a written rank-0 chunk of the scan's value");
+      return;
+    }
+    scan_value = load_value(info_.kernel->scalar_type, c->bytes.data());
+  }
+
   void finish() {
+    if (exec_.scan == ScanPass::kFinal) {
+      if (exec_.scalar_partial.valid()) sim_.fail(task_, "a final scan pass with a partial");
+      return;
+    }
+    if (exec_.scan == ScanPass::kPartial) {
+      has_partial_ = true;
+      partial_ = scan_value;
+    }
     if (!exec_.scalar_partial.valid()) {
-      if (has_partial_ || info_.kernel->has_scalar_result)
+      if (has_partial_ || info_.kernel->has_scalar_result || info_.kernel->scans)
         sim_.fail(task_, "the kernel has a scalar result but the task no scalar_partial");
       return;
     }
@@ -452,6 +482,7 @@ void PlanSimulator::run_execute(const Task& t, const ExecuteTask& k) {
   if (!devices_.contains(k.device) || devices_.worker_of(k.device) != t.worker)
     fail(t, "device " + k.device.to_string() + " is not a device of " + t.worker.to_string());
   ExecuteAccess access(*this, t, k, *info);
+  access.start_scan();
   k.superblock.for_each_point([&](const Point& p) {
     access.current = p;
     info->kernel->body(p, access);

@@ -489,7 +489,7 @@ void CaseRun::delete_step(size_t i) {
 
 void CaseRun::launch_step() {
   KernelVariant v;
-  v.kind = static_cast<KernelKind>(uni(0, 8));
+  v.kind = static_cast<KernelKind>(uni(0, 9));
   std::vector<ArrayId> arrays;
   std::vector<int64_t> scalars;
   Rect domain;
@@ -578,6 +578,16 @@ void CaseRun::launch_step() {
         domain = chance(0.3) ? random_subbox(e, false) : Rect::from_extent(e);
         break;
       }
+      case KernelKind::kPrefixSum: {
+        v.scalar_type = chance(0.5) ? DataType::kInt64 : DataType::kFloat64;
+        ArrayId a = find_or_create(1, any, [&] { return random_extent(1); }, {});
+        const Point e = ref_.extent(a);
+        ArrayId b = find_or_create(
+            1, [&](const Point& x) { return x == e; }, [&] { return e; }, {a});
+        arrays = {a, b};
+        domain = chance(0.3) ? random_subbox(e, chance(0.1)) : Rect::from_extent(e);
+        break;
+      }
       case KernelKind::kStridedWrite: {
         ArrayId a = find_or_create(1, any, [&] { return random_extent(1); }, {});
         ArrayId b = find_or_create(1, any, [&] { return random_extent(1); }, {a});
@@ -635,6 +645,12 @@ void CaseRun::submit_launch(const TestKernel& kernel, LaunchRequest req) {
         ScalarReduction{chance(0.7) ? Reduction::custom(size_of(kernel.scalar_type))
                                     : Reduction::builtin(ReduceOp::kSum, kernel.scalar_type),
                         *result};
+  }
+  if (kernel.scans) {
+    req.scan = ScanRequest{chance(0.5) ? Reduction::custom(size_of(kernel.scalar_type))
+                                       : Reduction::builtin(ReduceOp::kSum, kernel.scalar_type),
+                           std::nullopt};
+    if (chance(0.6)) result = req.scan->total = HostBufferId{next_buffer_++};
   }
   log_ << "  launch " << kernel.name << " `" << kernel.annotation << "` arrays ("
        << join_ids(req.arrays) << ") k/p=" << req.scalars.back() << " domain "

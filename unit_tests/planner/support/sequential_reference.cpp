@@ -138,7 +138,8 @@ std::optional<double> SequentialReference::launch(const TestKernel& kernel,
       x = load_value(a.type, buf);
     }
   }
-  if (kernel.has_scalar_result) {
+  if (kernel.scans) access.result = access.scan_value;  // the scan's total
+  if (kernel.has_scalar_result || kernel.scans) {
     uint8_t buf[8];
     store_value(kernel.scalar_type, buf, access.result);
     return load_value(kernel.scalar_type, buf);

@@ -137,6 +137,8 @@ const char* name_of(KernelKind kind) {
       return "scalar_sum";
     case KernelKind::kStridedWrite:
       return "strided_write";
+    case KernelKind::kPrefixSum:
+      return "prefix_sum";
   }
   return "?";
 }
@@ -253,6 +255,18 @@ const TestKernel& KernelRegistry::get(const KernelVariant& v) {
       k->launch_rank = 1;
       k->body = [](const Point& p, KernelAccess& a) {
         a.set(1, {2 * p[0]}, wrap_value(a.get(0, p) + 7));
+      };
+      break;
+    case KernelKind::kPrefixSum:
+      sig.add_array("a", t[0], 1).add_array("b", t[1], 1);
+      k->annotation = "global i => read a[i], write b[i]";
+      k->launch_rank = 1;
+      k->scans = true;
+      k->scalar_type = v.scalar_type;
+      k->body = [](const Point& p, KernelAccess& a) {
+        const double x = wrap_value(a.get(0, p));
+        if (a.scan_final) a.set(1, p, wrap_value(a.scan_value));
+        a.scan_value += x;
       };
       break;
   }

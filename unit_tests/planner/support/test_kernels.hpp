@@ -58,6 +58,11 @@ class KernelAccess {
   virtual int64_t scalar(int param) = 0;
   /// Adds `v` to the thread's scalar-reduction result (the kernel must have one).
   virtual void add_partial(double v) = 0;
+
+  /// A scan kernel's running value (Kokkos' `update`), threaded through the threads of one
+  /// pass in ascending order, and whether this is the final pass.
+  double scan_value = 0;
+  bool scan_final = true;
 };
 
 /// The kernels of the tests.
@@ -72,6 +77,7 @@ enum class KernelKind {
   kRowReduce,     ///< global [i, j] => read A[i, j], reduce(op) s[i]  (op: +, min, max)
   kScalarSum,     ///< parallel_reduce of a[i..] (rank 1-2) into a scalar
   kStridedWrite,  ///< read a[i], write b[2 * i]: a write that is not dense
+  kPrefixSum,     ///< parallel_scan: global i => read a[i], write b[i], b = exclusive sums
 };
 
 const char* name_of(KernelKind kind);
@@ -89,6 +95,9 @@ struct TestKernel {
   /// Type of the scalar reduction result; only for kernels with `has_scalar_result`.
   bool has_scalar_result = false;
   DataType scalar_type = DataType::kFloat64;
+  /// A parallel_scan kernel: its value (of scalar_type) is KernelAccess::scan_value, its
+  /// total the launch's optional result.
+  bool scans = false;
   std::function<void(const Point& thread, KernelAccess& access)> body;
 };
 
@@ -99,7 +108,7 @@ struct KernelVariant {
   int rank = 1;                  ///< kCopy, kSaxpy, kScalarSum
   ReduceOp op = ReduceOp::kSum;  ///< kRowReduce
   std::vector<DataType> types;
-  DataType scalar_type = DataType::kFloat64;  ///< kScalarSum
+  DataType scalar_type = DataType::kFloat64;  ///< kScalarSum, kPrefixSum
 };
 
 /// Builds test kernels on demand, each once, with stable ids, and binds their annotations
