@@ -1,5 +1,6 @@
 // The Kokkos adapter on emulated host devices against Kokkos::Serial, in one run: the same
-// functors (saxpy, the paper's stencil, a dot product) on both spaces, best of several
+// functors (saxpy, the paper's stencil, a dot product, an exclusive prefix sum with its
+// total) on both spaces, best of several
 // repetitions. Prints one JSON object; `ratio` is lightning time / Serial time.
 //
 //   kokkos_host_benchmark [--size N] [--chunk C] [--repeat R] [--lightning-devices=host:2]
@@ -20,6 +21,7 @@
 namespace {
 
 using perf_kernels::Dot;
+using perf_kernels::PrefixSum;
 using perf_kernels::Saxpy;
 using perf_kernels::Stencil;
 
@@ -55,8 +57,10 @@ std::pair<double, double> run(const char* kernel, int64_t n, int repeat, Make ma
         Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(space, 1, n - 1), Stencil<CV, V>{x, y});
         std::swap(x, y);
       }
-    } else {
+    } else if (k == "dot") {
       Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, n), Dot<CV>{x, y}, value);
+    } else {
+      Kokkos::parallel_scan(Kokkos::RangePolicy<Exec>(space, 0, n), PrefixSum<CV, V>{x, y}, value);
     }
   });
   return {seconds, value};
@@ -86,8 +90,8 @@ int main(int argc, char* argv[]) {
       LIGHTNING_VIEW_CHECKS, lightning::checks_accesses() ? "true" : "false",
       static_cast<long long>(n), static_cast<long long>(chunk),
       lightning::Distributed::concurrency());
-  const char* kernels[] = {"saxpy", "stencil", "dot"};
-  for (int k = 0; k < 3; ++k) {
+  const char* kernels[] = {"saxpy", "stencil", "dot", "scan"};
+  for (int k = 0; k < 4; ++k) {
     const auto serial = run<Serial, Host>(
         kernels[k], n, repeat, [&](const char* label) { return Host(std::string(label), n); },
         Serial());

@@ -38,4 +38,17 @@ struct Dot {
           const { s += double(x(i)) * y(i); })
 };
 
+/// y(i) = x(0) + ... + x(i - 1): an exclusive prefix sum (parallel_scan).
+template <class X, class Y>
+struct PrefixSum {
+  X x;
+  Y y;
+  LIGHTNING_KERNEL(
+      PrefixSum, "global i => read x[i], write y[i]", (x, y),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, double& sum, const bool final) const {
+        if (final) y(i) = static_cast<float>(sum);
+        sum += x(i);
+      })
+};
+
 }  // namespace perf_kernels
