@@ -75,6 +75,19 @@ void Driver::wait_for(const std::vector<TaskId>& tasks) {
   if (!lost_.empty()) throw Error(ErrorKind::kCommunication, lost_);
 }
 
+void Driver::wait_for_value(const std::vector<TaskId>& tasks) {
+  wait_for(tasks);
+  bool failed = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    failed = !failures_.empty();
+  }
+  // Settle everything submitted, as a fence does, before reporting: later launches must not
+  // be ordered after (and so skipped with) the failed tasks.
+  if (failed) fence();
+  throw_pending_error();
+}
+
 void Driver::throw_pending_error() {
   std::vector<planner::TaskFailure> failures;
   bool idle = false;
@@ -222,8 +235,7 @@ void Driver::read(ArrayId array, const Rect& region, void* host) {
   worker::FragmentContext context;
   context.host_buffers[buffer.value] = {host, region, planner_.array(array).element_size()};
   submit(plan, context);
-  wait_for(plan.completion);
-  throw_pending_error();
+  wait_for_value(plan.completion);
 }
 
 void Driver::launch(const Launch& l) {
@@ -256,10 +268,7 @@ void Driver::launch(const Launch& l) {
     context.host_buffers[result.value] = {l.result, Rect(), decoded.data->reduction.value_size};
   }
   submit(plan, context);
-  if (returns_value) {
-    wait_for(plan.completion);
-    throw_pending_error();
-  }
+  if (returns_value) wait_for_value(plan.completion);
 }
 
 std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {

@@ -91,6 +91,9 @@ class Driver final {
   void on_lost(const std::string& reason);
   void submit(const planner::Plan& plan, const worker::FragmentContext& context);
   void wait_for(const std::vector<TaskId>& tasks);
+  /// Waits for the tasks that deliver a value the program waits for (a reduction's, a read's)
+  /// and reports failures; after a failure it first waits for everything, as a fence.
+  void wait_for_value(const std::vector<TaskId>& tasks);
   void on_completed(TaskId task, std::optional<planner::TaskFailure> failure);
   void throw_pending_error();
   // Regions a failed or skipped kernel run left invalid ("poisoned"): reads of them, and

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "core/error.hpp"
@@ -285,6 +286,35 @@ TEST(KokkosScan, AScanThatReducesIntoAnArrayIsRefusedByName) {
     EXPECT_EQ((lk_scan::prefix_sums<Exec, double>(Exec(), x, excl, incl)), 100.0);
     EXPECT_EQ(lk_test::to_host(incl)(99), 100.0);
   }
+}
+
+TEST(KokkosScan, AFailedScanLeavesItsViewsOverwritableAndTheRuntimeUsable) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "a host kernel that throws";
+  const int n = 600;
+  LView<double*> x("x", n, lightning::dist::block(100)), excl("excl", n), incl("incl", n);
+  Kokkos::deep_copy(x, 1.0);
+  double total = 0;
+  const std::string error = error_of([&] {
+    Kokkos::parallel_scan("throwing scan", Kokkos::RangePolicy<Exec>(0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read x[i], write excl[i]", (x, excl),
+                              (const int i, double& update, const bool final) {
+                                if (i == 350)
+                                  throw std::runtime_error("no scan at 350");  // both passes
+                                if (final) excl(i) = update;
+                                update += x(i);
+                              }),
+                          total);
+  });
+  EXPECT_NE(error.find("throwing scan"), std::string::npos) << error;
+  EXPECT_NE(error.find("no scan at 350"), std::string::npos) << error;
+  // What it was to write is refused until overwritten; overwriting it works at once.
+  EXPECT_NE(error_of([&] { lk_test::to_host(excl); }).find("holds no valid data"),
+            std::string::npos);
+  Kokkos::deep_copy(excl, 2.0);
+  EXPECT_EQ(lk_test::to_host(excl)(350), 2.0);
+  EXPECT_EQ((lk_scan::prefix_sums<Exec, double>(Exec(), x, excl, incl)), double(n));
+  EXPECT_EQ(lk_test::to_host(excl)(350), 350.0);
 }
 
 TEST(KokkosScan, OnGpusAScanStopsWithAnErrorThatSaysWhy) {

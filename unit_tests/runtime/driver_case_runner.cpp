@@ -80,7 +80,8 @@ uint64_t largest_task_need(const CaseScript& script) {
         if (s.kernel->kind == planner::testing::KernelKind::kRowReduce && p == 1)
           sum += pool_bytes(bytes.at(arrays[p]));
       }
-      if (s.kernel->has_scalar_result) sum += 2 * worker::MemoryPool::kAlignment;
+      if (s.kernel->has_scalar_result || s.kernel->scans)  // partial and fold target or prefix
+        sum += 2 * worker::MemoryPool::kAlignment;
       need = std::max(need, sum);
     }
   }
@@ -310,10 +311,13 @@ bool DriverCaseRunner::run(uint64_t seed, int index) {
           l.block_size = r.block_size;
           l.work = r.work;
           alignas(8) unsigned char result[8] = {0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB, 0xAB};
-          if (s.kernel->has_scalar_result) l.result = result;
+          // A scan returns its total when the planned request asked for one.
+          const bool returns_value =
+              s.kernel->has_scalar_result || (r.scan && r.scan->total.has_value());
+          if (returns_value) l.result = result;
           ++stats_.launches;
           driver->launch(l);
-          if (s.kernel->has_scalar_result) {
+          if (returns_value) {
             const double got = load_value(s.kernel->scalar_type, result);
             ++stats_.scalars_checked;
             if (!s.expected_scalar || got != *s.expected_scalar)

@@ -119,6 +119,20 @@ void run_interpreted(const void* functor, const Rect& threads, void* partial) {
   threads.for_each_point([&](const Point& p) { kernel.body(p, access); });
 }
 
+// One pass of a scan kernel: the test kernel's body with KernelAccess::scan_value threaded
+// through the threads (`value` holds one element of the kernel's scalar type).
+void run_interpreted_scan(const void* functor, const Rect& threads, void* value, bool final) {
+  InterpretedFunctor f;
+  std::memcpy(static_cast<void*>(&f), functor, sizeof f);
+  const TestKernel& kernel = registered_kernel(f.kernel);
+  HandleAccess access(kernel, f, nullptr);
+  auto* bytes = static_cast<uint8_t*>(value);
+  access.scan_final = final;
+  access.scan_value = planner::testing::load_value(kernel.scalar_type, bytes);
+  threads.for_each_point([&](const Point& p) { kernel.body(p, access); });
+  planner::testing::store_value(kernel.scalar_type, bytes, access.scan_value);
+}
+
 }  // namespace
 
 KernelId interpreted_kernel(const TestKernel& kernel) {
@@ -152,7 +166,11 @@ KernelId interpreted_kernel(const TestKernel& kernel) {
   kernel::KernelInfo info = kernel::native_kernel_info<InterpretedFunctor>(
       name, kernel.annotation, kernel.signature, std::move(arrays), std::move(scalars));
   info.run_host = &run_interpreted;
-  if (kernel.has_scalar_result)
+  if (kernel.scans) {
+    info.run_host = nullptr;
+    info.run_host_scan = &run_interpreted_scan;
+  }
+  if (kernel.has_scalar_result || kernel.scans)
     info.reduction = Reduction::builtin(ReduceOp::kSum, kernel.scalar_type == DataType::kInt64
                                                             ? DataType::kInt64
                                                             : DataType::kFloat64);
@@ -177,13 +195,14 @@ void register_every_interpreted_kernel() {
   const DataType types[] = {DataType::kInt64, DataType::kFloat64, DataType::kInt32,
                             DataType::kFloat32};
   // Every variant the random case generator launches (random_case.cpp, launch_step).
-  for (int k = 0; k <= static_cast<int>(KernelKind::kStridedWrite); ++k) {
+  for (int k = 0; k <= static_cast<int>(KernelKind::kPrefixSum); ++k) {
     const auto kind = static_cast<KernelKind>(k);
     const int max_rank = kind == KernelKind::kCopy                                      ? 3
                          : kind == KernelKind::kSaxpy || kind == KernelKind::kScalarSum ? 2
                                                                                         : 1;
     const int ops = kind == KernelKind::kRowReduce ? 3 : 1;
-    const int scalar_types = kind == KernelKind::kScalarSum ? 2 : 1;
+    const bool typed = kind == KernelKind::kScalarSum || kind == KernelKind::kPrefixSum;
+    const int scalar_types = typed ? 2 : 1;
     const int params = planner::testing::array_param_count(kind);
     int combinations = 1;
     for (int p = 0; p < params; ++p) combinations *= 4;
@@ -195,8 +214,7 @@ void register_every_interpreted_kernel() {
             v.kind = kind;
             v.rank = rank;
             v.op = op == 0 ? ReduceOp::kSum : op == 1 ? ReduceOp::kMin : ReduceOp::kMax;
-            if (kind == KernelKind::kScalarSum)
-              v.scalar_type = s == 0 ? DataType::kInt64 : DataType::kFloat64;
+            if (typed) v.scalar_type = s == 0 ? DataType::kInt64 : DataType::kFloat64;
             for (int p = 0, code = c; p < params; ++p, code /= 4)
               v.types.push_back(types[code % 4]);
             interpreted_kernel(kernels.get(v));
