@@ -12,24 +12,13 @@
 
 namespace {
 
+using lk_test::error_of;
 using lk_test::Exec;
 using lk_test::KView;
 using lk_test::LView;
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-/// The error `launch` throws, or "" when it throws none.
-template <class F>
-std::string error_of(F&& launch) {
-  try {
-    launch();
-    Kokkos::fence();
-  } catch (const lightning::Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 /// After an error: a correct launch runs and gives the right values.

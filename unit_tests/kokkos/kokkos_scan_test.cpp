@@ -10,7 +10,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/error.hpp"
 #include "kokkos_test_kernels.hpp"
 
 namespace lk_scan {
@@ -98,6 +97,7 @@ int64_t compact(const ViewOf<Space, const int64_t*>& x, const ViewOf<Space, int6
 
 namespace {
 
+using lk_test::error_of;
 using lk_test::Exec;
 using lk_test::Host;
 using lk_test::KView;
@@ -253,18 +253,6 @@ TEST(KokkosScan, TheTotalGoesIntoAHostView) {
   EXPECT_EQ(lk_test::to_host(excl)(n - 1), 2 * (n - 1));
 }
 #endif
-
-/// The error a launch throws, or "" when it throws none.
-template <class F>
-std::string error_of(F&& launch) {
-  try {
-    launch();
-    Kokkos::fence();
-  } catch (const lightning::Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(KokkosScan, AScanThatReducesIntoAnArrayIsRefusedByName) {
   LView<double*> x("x", 100), sum("sum", 1);

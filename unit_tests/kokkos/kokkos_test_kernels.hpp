@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/error.hpp"
 #include "lightning_kokkos/kokkos_adapter.hpp"
 
 namespace lk_test {
@@ -24,6 +25,18 @@ template <class D>
 using KView = Kokkos::View<D, Kokkos::LayoutRight, Kokkos::HostSpace>;
 template <class D>
 using LView = lightning::View<D>;
+
+/// The lightning::Error that `launch` (and the fence after it) throws, or "" when none.
+template <class F>
+std::string error_of(F&& launch) {
+  try {
+    launch();
+    Kokkos::fence();
+  } catch (const lightning::Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 /// A host copy of a distributed View.
 template <class T>
