@@ -127,18 +127,16 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
   if (request_.domain.rank() != 1)
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + request_.name +
-                    "': parallel_scan runs over a RangePolicy (rank 1), "
-                    "not a rank-" +
+                    "': parallel_scan runs over a RangePolicy (rank 1), not a rank-" +
                     std::to_string(request_.domain.rank()) + " domain");
   for (const annotation::BoundArray& a : request_.annotation->arrays())
     if (a.mode == annotation::AccessMode::kReduce)
       throw Error(ErrorKind::kInvalidArgument,
                   "kernel '" + request_.name +
-                      "': a parallel_scan runs each thread twice (final "
-                      "false, then true), so its annotation cannot reduce(" +
+                      "': a parallel_scan runs each thread twice (final false, then true), "
+                      "so its annotation cannot reduce(" +
                       std::string(name_of(a.op)) +
-                      ") into an array: write the values when "
-                      "final is true");
+                      ") into an array: write the values when final is true");
   if (n == 0) return {};
   // The carry runs in index order, whatever order the work distribution lists them in.
   std::vector<size_t> order(n);
