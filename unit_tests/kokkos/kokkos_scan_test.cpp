@@ -154,6 +154,25 @@ TEST(KokkosScan, PrefixSumsOfEveryArithmeticTypeMatchTheHostSpace) {
   }
 }
 
+TEST(KokkosScan, AnAnnotatedLambdaScansOnHostDevices) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "lightning::annotate lambdas run on host devices";
+  const int n = 777;
+  LView<int64_t*> x("x", n, lightning::dist::block(100)), incl("incl", n);
+  Kokkos::deep_copy(x, int64_t{3});
+  int64_t total = 0;
+  Kokkos::parallel_scan(Kokkos::RangePolicy<Exec>(Exec(lightning::work::cyclic(50)), 0, n),
+                        lightning::annotate(
+                            "global i => read x[i], write incl[i]",
+                            KOKKOS_LAMBDA(const int i, int64_t& update, const bool final) {
+                              update += x(i);
+                              if (final) incl(i) = update;
+                            }),
+                        total);
+  EXPECT_EQ(total, 3 * n);
+  const auto h = lk_test::to_host(incl);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(h(i), 3 * (i + 1)) << "at " << i;
+}
+
 TEST(KokkosScan, AFunctorsOwnInitAndJoinCarryInIndexOrder) {
   if (lk_test::on_gpus()) GTEST_SKIP() << "scans run on host devices only so far";
   std::mt19937 rng(59);
