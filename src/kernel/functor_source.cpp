@@ -33,24 +33,31 @@ bool declares(const std::string& source, const std::string& name) {
 
 }  // namespace
 
-std::string first_parameter_type(const std::string& source) {
+std::string parameter_type(const std::string& source, int index) {
   const size_t op = source.find("operator()");
   if (op == std::string::npos) return {};
-  const size_t open = source.find('(', op + std::string("operator()").size());
-  if (open == std::string::npos) return {};
-  // The first parameter ends at a ',' or ')' outside template arguments and parentheses.
+  size_t begin = source.find('(', op + std::string("operator()").size());
+  if (begin == std::string::npos) return {};
+  ++begin;
+  // A parameter ends at a ',' or ')' outside template arguments and parentheses.
   int depth = 0;
-  size_t end = open + 1;
-  for (; end < source.size(); ++end) {
+  size_t end = begin;
+  for (int p = 0;; ++end) {
+    if (end >= source.size()) return {};
     const char c = source[end];
     if (c == '<' || c == '(') ++depth;
     if ((c == '>' || c == ')') && depth > 0) {
       --depth;
       continue;
     }
-    if (depth == 0 && (c == ',' || c == ')')) break;
+    if (depth == 0 && (c == ',' || c == ')')) {
+      if (p == index) break;
+      if (c == ')') return {};
+      ++p;
+      begin = end + 1;
+    }
   }
-  std::string param = source.substr(open + 1, end - open - 1);
+  std::string param = source.substr(begin, end - begin);
   param = drop_word(drop_word(param, "const"), "typename");
   // The parameter's name follows the last & (or the type, when passed by value).
   const size_t amp = param.find_last_of('&');
@@ -68,7 +75,7 @@ std::string first_parameter_type(const std::string& source) {
 }
 
 std::string team_member_declaration(const std::string& source) {
-  const std::string type = first_parameter_type(source);
+  const std::string type = parameter_type(source, 0);
   if (type.empty() || type.rfind("Kokkos::", 0) == 0 || type.rfind("lightning::", 0) == 0 ||
       type.rfind("::", 0) == 0)
     return {};
@@ -82,6 +89,17 @@ std::string team_member_declaration(const std::string& source) {
       return "using " + policy + " = Kokkos::TeamPolicy<>;";
   }
   return {};
+}
+
+std::string value_type_declaration(const std::string& source, int index,
+                                   const std::string& value_type) {
+  // The names GPU code knows without a declaration: the fundamental types and <cstdint>'s.
+  static const std::regex known(
+      "(bool|char|short|int|long|signed|unsigned|float|double|size_t|ptrdiff_t|u?int(8|16|32|"
+      "64)_t|auto)");
+  const std::string type = parameter_type(source, index);
+  if (!is_identifier(type) || std::regex_match(type, known) || declares(source, type)) return {};
+  return "using " + type + " = " + value_type + ";";
 }
 
 }  // namespace lightning::kernel

@@ -1,15 +1,16 @@
-// What the code generator reads from a LIGHTNING_KERNEL functor's operator() text: how a team
-// kernel spells its member type, which GPU code must be able to name.
+// What the code generator reads from a LIGHTNING_KERNEL functor's operator() text: how it
+// spells the types of its team member and of its reduction's or scan's value, which GPU code
+// must be able to name.
 #pragma once
 
 #include <string>
 
 namespace lightning::kernel {
 
-/// The type of the first parameter of the first `operator()` in `source`, as spelt, without
-/// `const`, `&` and the parameter's name: "member_type" for
+/// The type of parameter `index` (from 0) of the first `operator()` in `source`, as spelt,
+/// without `const`, `&` and the parameter's name: "member_type" for parameter 0 of
 /// `void operator()(const member_type& team, double& sum) const`; empty if there is none.
-std::string first_parameter_type(const std::string& source);
+std::string parameter_type(const std::string& source, int index);
 
 /// The declaration GPU code needs before `source` so that its team member type names
 /// lightning::TeamMember: `using member_type = lightning::TeamMember;` when the operator's
@@ -17,5 +18,13 @@ std::string first_parameter_type(const std::string& source);
 /// `using team_policy = Kokkos::TeamPolicy<>;` for `team_policy::member_type`; empty when
 /// the spelling needs nothing (Kokkos' and lightning's own names).
 std::string team_member_declaration(const std::string& source);
+
+/// The declaration GPU code needs before `source` so that the type of the operator's value
+/// parameter (`index`: after the indices) names `value_type`: `using T = double;` for
+/// `(const int i, T& update, const bool final)` written in a template over T, whose
+/// parameter GPU code cannot see; empty when the spelling needs nothing (a fundamental or
+/// <cstdint> type, a qualified name, a type the source declares itself).
+std::string value_type_declaration(const std::string& source, int index,
+                                   const std::string& value_type);
 
 }  // namespace lightning::kernel

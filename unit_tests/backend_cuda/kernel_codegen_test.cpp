@@ -368,6 +368,71 @@ TEST(KernelCodegen, ReductionErrorsNameTheKernel) {
   }
 }
 
+// An exclusive prefix sum y of x, written in a template over its value type T (which GPU
+// code declares), as parallel_scan registers it.
+KernelInfo scan_info(DataType type) {
+  KernelInfo info = saxpy_info(
+      "KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, T& update, const bool final) "
+      "const { if (final) y(i) = update; update += x(i); }");
+  info.name = "test::PrefixSum";
+  info.reduction = Reduction::builtin(ReduceOp::kSum, type);
+  info.run_host_scan = [](const void*, const Rect&, void*, bool) {};
+  return info;
+}
+
+TEST(KernelCodegen, AScanHasAPartialPassAndASinglePassFinalEntry) {
+  for (DataType type : {DataType::kInt64, DataType::kUInt8, DataType::kFloat32}) {
+    const std::string t(name_of(type));
+    SCOPED_TRACE(t);
+    KernelSpecialization spec;
+    spec.reduction = Reduction::builtin(ReduceOp::kSum, type);
+    const GeneratedKernel g = generate_kernel(scan_info(type), spec);
+    EXPECT_TRUE(contains(g.source, "using T = " + t + ";")) << g.source;
+    // The partial pass: a reduction of the functor called with final = false.
+    EXPECT_EQ(g.entry, kEntryName);
+    EXPECT_TRUE(contains(g.source, "    f(i, value, false);")) << g.source;
+    EXPECT_TRUE(contains(g.source, "static_cast<" + t + "*>(partials)[blockIdx.x] = scratch[0];"))
+        << g.source;
+    // The final pass: the same indices again with final = true, from each thread's prefix,
+    // the tiles' prefixes passed on through the ScanState.
+    EXPECT_TRUE(contains(g.source, std::string(kScanFinalEntryName) +
+                                       "(const lightning_generated::Functor f, const "
+                                       "lightning::jit::LaunchBox box, void* partials,\n    "
+                                       "const lightning::jit::ScanState scan)"))
+        << g.source;
+    EXPECT_TRUE(contains(g.source, "f(i, own, false);")) << g.source;
+    EXPECT_TRUE(contains(g.source, "f(i, value, true);")) << g.source;
+    EXPECT_TRUE(contains(g.source,
+                         "if (scan.prefix) before = *static_cast<const " + t + "*>(scan.prefix);"))
+        << g.source;
+    EXPECT_TRUE(g.cover_entry.empty());
+    compile(g, t);
+  }
+}
+
+TEST(KernelCodegen, ScanErrorsNameTheKernelAndSayWhatGpusScan) {
+  KernelInfo info = scan_info(DataType::kFloat64);
+  KernelSpecialization spec;
+  spec.reduction = Reduction::custom(16);  // a functor's own init/join
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "test::PrefixSum")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "own init/join runs on host devices only")) << e.what();
+  }
+  spec.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat32);  // not 8 bytes
+  EXPECT_THROW(generate_kernel(info, spec), Error);
+  info.device.index_rank = 2;
+  spec.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "RangePolicy")) << e.what();
+  }
+}
+
 // A team kernel as LIGHTNING_KERNEL registers it: the functor (two rank-1 Views), then the
 // launch's shape (a TeamClosure).
 struct HostTeamClosure {

@@ -73,6 +73,9 @@ const void* const kLambdaPrograms[] = {
     reinterpret_cast<const void*>(&lk_lambda::count_equal<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::team_yax<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::yax<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::prefix_sums<Exec, int64_t>),
+    reinterpret_cast<const void*>(&lk_lambda::prefix_sums<Exec, uint8_t>),
+    reinterpret_cast<const void*>(&lk_lambda::prefix_sums<Exec, float>),
 };
 
 // Kernels that cannot run on a GPU, and what NVRTC must say about them.
@@ -95,7 +98,7 @@ TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
       continue;
     }
     KernelSpecialization spec;
-    if (info.reduces()) spec.reduction = *info.reduction;
+    if (info.reduction) spec.reduction = *info.reduction;
     const GeneratedKernel g = generate_kernel(info, spec);
     const auto host_only = kHostOnly.find(info.name);
     try {

@@ -2,21 +2,55 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace lightning::kernel {
 namespace {
 
-TEST(FunctorSource, FirstParameterTypeAsSpelt) {
-  EXPECT_EQ(first_parameter_type("void operator()(const member_type& team, double& s) const {}"),
+TEST(FunctorSource, ParameterTypesAsSpelt) {
+  EXPECT_EQ(parameter_type("void operator()(const member_type& team, double& s) const {}", 0),
             "member_type");
-  EXPECT_EQ(first_parameter_type("KOKKOS_INLINE_FUNCTION void operator()(const typename "
-                                 "Kokkos::TeamPolicy<lightning::Distributed>::member_type &t) "
-                                 "const {}"),
+  EXPECT_EQ(parameter_type("KOKKOS_INLINE_FUNCTION void operator()(const typename "
+                           "Kokkos::TeamPolicy<lightning::Distributed>::member_type &t) "
+                           "const {}",
+                           0),
             "Kokkos::TeamPolicy<lightning::Distributed>::member_type");
-  EXPECT_EQ(first_parameter_type("void operator() ( team_policy :: member_type const & m ) const"),
+  EXPECT_EQ(parameter_type("void operator() ( team_policy :: member_type const & m ) const", 0),
             "team_policy::member_type");
-  EXPECT_EQ(first_parameter_type("void operator()(Member<A, B> m) const {}"), "Member<A,B>");
-  EXPECT_EQ(first_parameter_type("void operator()(const int i) const {}"), "int");
-  EXPECT_EQ(first_parameter_type("int x = 0;"), "");
+  EXPECT_EQ(parameter_type("void operator()(Member<A, B> m) const {}", 0), "Member<A,B>");
+  EXPECT_EQ(parameter_type("void operator()(const int i) const {}", 0), "int");
+  EXPECT_EQ(parameter_type("int x = 0;", 0), "");
+  // Later parameters, past template arguments with commas and parenthesised defaults.
+  const char* scan = "void operator()(const int64_t i, Pair<A, B>& update, const bool final) const";
+  EXPECT_EQ(parameter_type(scan, 1), "Pair<A,B>");
+  EXPECT_EQ(parameter_type(scan, 2), "bool");
+  EXPECT_EQ(parameter_type(scan, 3), "");
+  EXPECT_EQ(parameter_type("auto operator()(int i, int j, T &sum) const", 2), "T");
+}
+
+TEST(FunctorSource, DeclaresTheValueTypeOfATemplateGpuCodeWouldNotKnow) {
+  // A lambda written in a template over T: GPU code sees T only through this declaration.
+  EXPECT_EQ(value_type_declaration("auto operator()(const int i, T& update, const bool final) "
+                                   "const { update += x(i); }",
+                                   1, "int64_t"),
+            "using T = int64_t;");
+  EXPECT_EQ(value_type_declaration("void operator()(int i, int j, Scalar& s) const {}", 2, "float"),
+            "using Scalar = float;");
+  // Fundamental and <cstdint> types, qualified names and the source's own types need nothing.
+  for (const char* known : {"double", "unsigned", "uint8_t", "int64_t", "long"})
+    EXPECT_EQ(value_type_declaration(
+                  std::string("void operator()(int i, ") + known + "& v) const {}", 1, "double"),
+              "")
+        << known;
+  EXPECT_EQ(value_type_declaration("void operator()(int i, Kokkos::MinLoc<double, int>::"
+                                   "value_type& v) const {}",
+                                   1, "double"),
+            "");
+  EXPECT_EQ(value_type_declaration("using value_type = double; void operator()(int i, "
+                                   "value_type& v) const {}",
+                                   1, "double"),
+            "");
+  EXPECT_EQ(value_type_declaration("void operator()(int i) const {}", 1, "double"), "");
 }
 
 TEST(FunctorSource, DeclaresTheMemberTypeGpuCodeWouldNotKnow) {

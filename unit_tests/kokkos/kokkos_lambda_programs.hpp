@@ -136,4 +136,23 @@ double team_yax(const ViewOf<Space, const double**>& A, const ViewOf<Space, cons
   return result;
 }
 
+/// A parallel_scan (Exercise parallel_scan): excl(i) = x(0) + ... + x(i-1),
+/// incl(i) = x(0) + ... + x(i); returns the total.
+template <class Space, class T>
+T prefix_sums(const Space& space, const ViewOf<Space, const T*>& x, const ViewOf<Space, T*>& excl,
+              const ViewOf<Space, T*>& incl) {
+  const int64_t n = static_cast<int64_t>(x.extent(0));
+  T total = 0;
+  Kokkos::parallel_scan("prefix sums", Kokkos::RangePolicy<Space>(space, 0, n),
+                        LIGHTNING_LAMBDA(
+                            "global i => read x[i], write excl[i], write incl[i]", (x, excl, incl),
+                            (const int64_t i, T& update, const bool final) {
+                              if (final) excl(i) = update;
+                              update += x(i);
+                              if (final) incl(i) = update;
+                            }),
+                        total);
+  return total;
+}
+
 }  // namespace lk_lambda

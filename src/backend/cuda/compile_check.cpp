@@ -46,7 +46,7 @@ std::vector<KernelCompileResult> compile_registered_kernels(const Architecture& 
     r.kernel = info.name;
     try {
       KernelSpecialization spec;
-      if (info.reduces()) spec.reduction = *info.reduction;
+      if (info.reduction) spec.reduction = *info.reduction;
       const GeneratedKernel g = generate_kernel(info, spec);
       r.cubin_bytes = compile_to_cubin({info.name, g.file_name, g.source}, options).cubin.size();
       r.compiled = true;

@@ -17,6 +17,7 @@
 #include "lightning_kokkos/device/checked_region.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
+#include "lightning_kokkos/device/scan_launch.hpp"
 #include "lightning_kokkos/device/team_launch.hpp"
 #include "planner/task_failure.hpp"
 
@@ -320,7 +321,7 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   }
   spec.reduction = run.reduction;
   spec.checked = run.check != nullptr;
-  const auto key = std::make_pair(&kernel, spec.key(kernel.reduces()));
+  const auto key = std::make_pair(&kernel, spec.key(kernel.reduction.has_value()));
   auto it = functions_.find(key);
   if (it != functions_.end()) return it->second;
   const GpuInfo& g = context_.gpu();
@@ -333,12 +334,17 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   Functions f;
   api_.check(api_.cuModuleGetFunction(&f.general, module, image.entry.c_str()),
              "cuModuleGetFunction", where);
-  // Generated rank-1 kernels without reduction also have a one-index-per-thread entry.
-  const CUresult cover = api_.cuModuleGetFunction(&f.cover, module, kCoverEntryName);
-  if (cover == CUDA_ERROR_NOT_FOUND)
-    f.cover = nullptr;
-  else
-    api_.check(cover, "cuModuleGetFunction", where);
+  // Generated rank-1 kernels without reduction also have a one-index-per-thread entry, scan
+  // kernels a final pass.
+  auto optional_entry = [&](CUfunction& function, const char* name) {
+    const CUresult found = api_.cuModuleGetFunction(&function, module, name);
+    if (found == CUDA_ERROR_NOT_FOUND)
+      function = nullptr;
+    else
+      api_.check(found, "cuModuleGetFunction", where);
+  };
+  optional_entry(f.cover, kCoverEntryName);
+  optional_entry(f.scan_final, kScanFinalEntryName);
   api_.check(
       api_.cuFuncGetAttribute(&f.max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f.general),
       "cuFuncGetAttribute", where);
@@ -390,6 +396,8 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   if (info.device.kind == kernel::DeviceCodeKind::kPorted) return issue_ported(run, functions, box);
   if (info.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody)
     return issue_team(run, functions, box, c);
+  if (run.scan == planner::ScanPass::kFinal) return issue_scan_final(run, functions, box);
+  // A scan's partial pass is its general entry, a reduction.
   const bool reduction = run.partial != nullptr;
   const int64_t blocks = grid_blocks(volume, reduction, context_.gpu().multiprocessors);
   CUdeviceptr partials = 0;
@@ -454,6 +462,50 @@ void CudaDevice::finish_reduction(KernelRun& run, Completion& c, CUdeviceptr par
   api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
                                 reinterpret_cast<CUdeviceptr>(c.value), vs, compute_),
              "cuMemcpyAsync", "while copying the value of '" + run.name + "'");
+}
+
+// A scan's final pass: tiles of kScanIndicesPerThread indices per thread, taken in order by
+// at most 8 blocks per SM (all resident, so a tile's look-back always finds its
+// predecessors running or done). The scratch holds the tile counter and statuses (zeroed
+// before the kernel), then each tile's aggregate and inclusive prefix.
+void CudaDevice::issue_scan_final(KernelRun& run, const Functions& functions,
+                                  const jit::LaunchBox& box) {
+  const kernel::KernelInfo& info = *run.info;
+  const std::string where = "while launching the final pass of scan '" + run.name + "' over " +
+                            run.superblock.to_string() + " on " + id_.to_string();
+  if (!functions.scan_final)
+    throw Error(ErrorKind::kInternal, "no final-pass entry point\n  " + where);
+  const int64_t tile = kBlockThreads * kScanIndicesPerThread;
+  const int64_t tiles = (run.superblock.volume() + tile - 1) / tile;
+  if (tiles >= int64_t{1} << 32)
+    throw Error(ErrorKind::kInvalidArgument,
+                "a superblock of " + std::to_string(run.superblock.volume()) +
+                    " indices is more than a scan's 2^32 tiles of " + std::to_string(tile) +
+                    " (use more superblocks)\n  " + where);
+  const int64_t blocks =
+      std::min<int64_t>(tiles, int64_t{8} * std::max(1, context_.gpu().multiprocessors));
+  constexpr uint64_t kAlign = 256;
+  auto aligned = [](uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; };
+  const uint64_t counters = aligned(sizeof(unsigned) * static_cast<uint64_t>(tiles + 1));
+  const uint64_t values = aligned(run.reduction.value_size * static_cast<uint64_t>(tiles));
+  const CUdeviceptr base = scratch(counters + 2 * values, run.name);
+  jit::ScanState state{};
+  state.next_tile = reinterpret_cast<unsigned*>(base);
+  state.status = reinterpret_cast<unsigned*>(base) + 1;
+  state.aggregates = reinterpret_cast<void*>(base + counters);
+  state.inclusive = reinterpret_cast<void*>(base + counters + values);
+  state.prefix = run.scan_prefix;
+  state.tile_size = tile;
+  api_.check(api_.cuMemsetD32Async(base, 0, static_cast<size_t>(tiles + 1), compute_),
+             "cuMemsetD32Async", where);
+  if (!run.check)
+    kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
+                               run.functor.data());
+  CUdeviceptr partials = 0;
+  void* params[] = {run.functor.data(), const_cast<jit::LaunchBox*>(&box), &partials, &state};
+  api_.check(api_.cuLaunchKernel(functions.scan_final, static_cast<unsigned>(blocks), 1, 1,
+                                 kBlockThreads, 1, 1, 0, compute_, params, nullptr),
+             "cuLaunchKernel", where);
 }
 
 // A team kernel: one block per team (vector_length x team_size threads), as many blocks as

@@ -31,6 +31,10 @@ inline constexpr int kBlockThreads = 256;
 /// Indices each thread of a large launch runs (see grid_blocks).
 inline constexpr int64_t kIndicesPerThread = 4;
 
+/// Consecutive indices each thread of a scan's final pass runs: a tile is this many times
+/// kBlockThreads (jit::ScanState), and its indices are read a second time while in L2.
+inline constexpr int64_t kScanIndicesPerThread = 8;
+
 /// Number of blocks for a launch of `volume` threads. Kernels without reduction: a grid of a
 /// kIndicesPerThread-th of the indices (each thread runs that many, grid-stride), but never
 /// fewer blocks than four waves (32 per SM) or than one thread per index, whichever is
@@ -76,14 +80,17 @@ class CudaDevice final : public worker::Device {
   struct Functions {
     CUfunction general = nullptr;
     CUfunction cover = nullptr;
-    int max_threads = 0;    // per block, as compiled (registers, __launch_bounds__)
-    int static_shared = 0;  // bytes of __shared__ variables
+    CUfunction scan_final = nullptr;  // scan kernels: the final pass (general: the partial)
+    int max_threads = 0;              // per block, as compiled (registers, __launch_bounds__)
+    int static_shared = 0;            // bytes of __shared__ variables
   };
   Functions functions_for(const worker::KernelRun& run);
   void issue_launch(worker::KernelRun& run, Completion& completion);
   void issue_ported(worker::KernelRun& run, const Functions& functions, const jit::LaunchBox& box);
   void issue_team(worker::KernelRun& run, const Functions& functions, const jit::LaunchBox& box,
                   Completion& completion);
+  void issue_scan_final(worker::KernelRun& run, const Functions& functions,
+                        const jit::LaunchBox& box);
   /// The device scratch buffer, grown to at least `bytes` (waiting for the launches that may
   /// still use the old one).
   CUdeviceptr scratch(uint64_t bytes, const std::string& kernel_name);

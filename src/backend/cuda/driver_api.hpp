@@ -46,6 +46,7 @@ namespace lightning::cuda {
   X(cuMemcpy3DAsync)                       \
   X(cuMemcpy3DPeerAsync)                   \
   X(cuMemsetD8Async)                       \
+  X(cuMemsetD32Async)                      \
   X(cuModuleLoadData)                      \
   X(cuModuleUnload)                        \
   X(cuModuleGetFunction)                   \

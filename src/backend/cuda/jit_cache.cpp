@@ -66,7 +66,7 @@ const KernelImage& JitCache::get(const kernel::KernelInfo& info, int sm_major, i
 const KernelImage& JitCache::get(const kernel::KernelInfo& info, int sm_major, int sm_minor,
                                  const KernelSpecialization& spec) {
   const std::string key = info.name + "|sm_" + std::to_string(sm_major) + std::to_string(sm_minor) +
-                          "|" + spec.key(info.reduces());
+                          "|" + spec.key(info.reduction.has_value());
   Entry* entry = nullptr;
   {
     std::lock_guard<std::mutex> lock(mutex_);

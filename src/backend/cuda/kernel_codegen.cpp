@@ -14,6 +14,7 @@
 #include "kernel/reducer_registry.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
+#include "lightning_kokkos/device/scan_launch.hpp"
 #include "lightning_kokkos/device/team_launch.hpp"
 
 namespace lightning::cuda {
@@ -116,6 +117,19 @@ void check_reduction(const KernelInfo& info, const KernelSpecialization& spec) {
                    std::to_string(info.reduction->value_size));
 }
 
+// Refuses the scans GPU code cannot make: a functor's own init/join (GPUs scan with +), and a
+// value type of another size than the kernel's.
+void check_scan(const KernelInfo& info, const KernelSpecialization& spec) {
+  if (info.device.index_rank != 1)
+    fail(info, "a parallel_scan runs over a RangePolicy (one index), not " +
+                   std::to_string(info.device.index_rank) + " indices");
+  if (spec.reduction.is_custom())
+    fail(info,
+         "a parallel_scan with the functor's own init/join runs on host devices only (GPUs scan "
+         "arithmetic values with +)");
+  check_reduction(info, spec);
+}
+
 // `struct <name> { members at their offsets, gaps as bytes; <body> };` and the layout checks.
 void write_struct(std::ostringstream& out, const KernelInfo& info, const std::string& name,
                   const std::vector<Member>& members, const std::string& body) {
@@ -215,33 +229,137 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info,
       << "#include \"lightning_kokkos/device/device_array.hpp\"\n"
       << "#include \"lightning_kokkos/device/launch_box.hpp\"\n"
       << "#include \"lightning_kokkos/device/vector_types.hpp\"\n";
+  if (info.scans()) out << "#include \"lightning_kokkos/device/scan_launch.hpp\"\n";
   for (const std::string& header : info.device.includes) out << "#include \"" << header << "\"\n";
+}
+
+// A scan's final pass (ScanPass::kFinal): one kernel that reads each index's tile twice
+// (the second time from L2), passing prefixes between tiles by decoupled look-back
+// (jit::ScanState). Each thread runs per_thread consecutive indices: a first time from the
+// identity for its own sum, and, once the block has scanned the sums and the tile has its
+// prefix, a second time with final = true from its exclusive prefix.
+void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization& spec) {
+  const int block = spec.block_size;
+  const std::string t(name_of(spec.reduction.type));
+  const std::string identity = identity_literal(spec.reduction.op, spec.reduction.type);
+  const std::string join = join_expression(spec.reduction.op, t);
+  out << "\nnamespace lightning_generated {\n"
+      << "// a joined with b, a the earlier value\n"
+      << "__device__ __forceinline__ " << t << " scan_join(const " << t << " a, const " << t
+      << " b) { return " << join << "; }\n"
+      << "}  // namespace lightning_generated\n\n"
+      << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kScanFinalEntryName
+      << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
+         "void* partials,\n    const lightning::jit::ScanState scan) {\n"
+      << "  using lightning_generated::scan_join;\n"
+      << "  __shared__ " << t << " sums[" << block << "];\n"
+      << "  __shared__ unsigned tile_taken;\n"
+      << "  __shared__ " << t << " tile_prefix;\n"
+      << "  volatile unsigned* const status = scan.status;\n"
+      << "  volatile " << t << "* const aggregates = static_cast<volatile " << t
+      << "*>(scan.aggregates);\n"
+      << "  volatile " << t << "* const inclusive = static_cast<volatile " << t
+      << "*>(scan.inclusive);\n"
+      << "  const int64_t lo = box.lo[0], hi = box.hi[0];\n"
+      << "  const int64_t per_thread = scan.tile_size / blockDim.x;\n"
+      << "  const unsigned tiles = static_cast<unsigned>((hi - lo + scan.tile_size - 1) / "
+         "scan.tile_size);\n"
+      << "  for (;;) {\n"
+      << "    if (threadIdx.x == 0) tile_taken = atomicAdd(scan.next_tile, 1u);\n"
+      << "    __syncthreads();\n"
+      << "    const unsigned tile = tile_taken;\n"
+      << "    if (tile >= tiles) return;\n"
+      << "    const int64_t first = lo + static_cast<int64_t>(tile) * scan.tile_size + "
+         "static_cast<int64_t>(threadIdx.x) * per_thread;\n"
+      << "    const int64_t last = first + per_thread < hi ? first + per_thread : hi;\n"
+      << "    " << t << " own = " << identity << ";\n"
+      << "#pragma unroll 1\n"
+      << "    for (int64_t i = first; i < last; ++i) f(i, own, false);\n"
+      << "    // Inclusive scan of the threads' sums (Hillis-Steele).\n"
+      << "    sums[threadIdx.x] = own;\n"
+      << "    __syncthreads();\n"
+      << "    for (unsigned s = 1; s < blockDim.x; s *= 2) {\n"
+      << "      const " << t << " earlier = threadIdx.x >= s ? sums[threadIdx.x - s] : " << identity
+      << ";\n"
+      << "      __syncthreads();\n"
+      << "      if (threadIdx.x >= s) sums[threadIdx.x] = scan_join(earlier, sums[threadIdx.x]);\n"
+      << "      __syncthreads();\n"
+      << "    }\n"
+      << "    if (threadIdx.x == 0) {\n"
+      << "      const " << t << " aggregate = sums[blockDim.x - 1];\n"
+      << "      " << t << " before = " << identity << ";\n"
+      << "      if (tile == 0) {\n"
+      << "        if (scan.prefix) before = *static_cast<const " << t << "*>(scan.prefix);\n"
+      << "      } else {\n"
+      << "        aggregates[tile] = aggregate;\n"
+      << "        __threadfence();\n"
+      << "        status[tile] = 1u;\n"
+      << "        // Back over the earlier tiles to the first with its inclusive prefix (tile 0\n"
+      << "        // has one): each was taken before this one, by a block that is running.\n"
+      << "        for (unsigned p = tile - 1;; --p) {\n"
+      << "          unsigned seen;\n"
+      << "          while ((seen = status[p]) == 0u) {\n"
+      << "          }\n"
+      << "          __threadfence();\n"
+      << "          if (seen == 2u) {\n"
+      << "            before = scan_join(inclusive[p], before);\n"
+      << "            break;\n"
+      << "          }\n"
+      << "          before = scan_join(aggregates[p], before);\n"
+      << "        }\n"
+      << "      }\n"
+      << "      inclusive[tile] = scan_join(before, aggregate);\n"
+      << "      __threadfence();\n"
+      << "      status[tile] = 2u;\n"
+      << "      tile_prefix = before;\n"
+      << "    }\n"
+      << "    __syncthreads();\n"
+      << "    " << t
+      << " value = threadIdx.x == 0 ? tile_prefix : scan_join(tile_prefix, sums[threadIdx.x - "
+         "1]);\n"
+      << "#pragma unroll 1\n"
+      << "    for (int64_t i = first; i < last; ++i) f(i, value, true);\n"
+      << "    __syncthreads();  // sums and tile_taken are the next tile's\n"
+      << "  }\n"
+      << "}\n";
 }
 
 GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecialization& spec) {
   const int rank = info.device.index_rank;
   if (rank < 1 || rank > 3)
     fail(info, "its operator() takes " + std::to_string(rank) + " indices (1 to 3 expected)");
-  const bool reduces = info.reduces();
-  if (reduces) check_reduction(info, spec);
+  // A scan's general entry is its partial pass: a reduction of f(i, value, false).
+  const bool scans = info.scans();
+  const bool reduces = info.reduces() || scans;
+  if (scans)
+    check_scan(info, spec);
+  else if (reduces)
+    check_reduction(info, spec);
   const std::vector<Member> members = members_of(info);
-  std::ostringstream out;
-  write_prelude(out, info, spec);
-  out << "\nnamespace lightning_generated {\n\n";
-  write_struct(out, info, "Functor", members, reflow_source(info.device.source));
-  out << "\n}  // namespace lightning_generated\n\n";
-
-  const int block = spec.block_size;
   // A registered reducer folds its own value type with its init and join (kokkos_core.hpp).
   const bool by_reducer = reduces && spec.reduction.is_custom();
   const std::string value_type = by_reducer ? std::string("lightning_generated::Value")
                                             : std::string(name_of(spec.reduction.type));
+  std::ostringstream out;
+  write_prelude(out, info, spec);
+  out << "\nnamespace lightning_generated {\n\n";
+  std::string body = reflow_source(info.device.source);
+  // The value's type as the operator spells it, where GPU code would not know the name (a
+  // template's parameter).
+  const std::string declaration =
+      reduces && !by_reducer ? kernel::value_type_declaration(info.device.source, rank, value_type)
+                             : std::string();
+  if (!declaration.empty()) body = "  " + declaration + "\n" + body;
+  write_struct(out, info, "Functor", members, body);
+  out << "\n}  // namespace lightning_generated\n\n";
+
+  const int block = spec.block_size;
   if (by_reducer)
     out << "namespace lightning_generated {\nusing Reducer = "
         << kernel::ReducerRegistry::get(spec.reduction.reducer).device_type
         << ";\nusing Value = Reducer::value_type;\n}  // namespace lightning_generated\n\n";
   const std::string value_param = reduces ? ", " + value_type + "& value" : "";
-  const std::string extra = reduces ? ", value" : "";
+  const std::string extra = scans ? ", value, false" : reduces ? ", value" : "";
   const std::string parameters =
       "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
       "void* partials)";
@@ -337,6 +455,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
         << "*>(partials)[blockIdx.x] = scratch[0];\n";
   }
   out << "}\n";
+  if (scans) write_scan_final_entry(out, spec);
   if (rank > 1 || reduces) return {out.str(), kEntryName, "", file_name_of(info.name)};
   // Rank 1 without reduction: also the shape of a hand-written kernel, one index per thread
   // and no loop, for grids that cover the box (the runtime's, up to 2^32 threads). The loop
@@ -375,6 +494,11 @@ GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization
   const std::string declaration = kernel::team_member_declaration(info.device.source);
   std::string body = reflow_source(info.device.source);
   if (!declaration.empty()) body = "  " + declaration + "\n" + body;
+  const std::string value_declaration =
+      reduces ? kernel::value_type_declaration(info.device.source, 1,
+                                               std::string(name_of(spec.reduction.type)))
+              : std::string();
+  if (!value_declaration.empty()) body = "  " + value_declaration + "\n" + body;
   write_struct(out, info, "Functor", members, body);
   out << "\n}  // namespace lightning_generated\n\n";
   const std::string value_type(name_of(spec.reduction.type));
@@ -485,9 +609,9 @@ GeneratedKernel generate_ported(const KernelInfo& info, const KernelSpecializati
 
 }  // namespace
 
-std::string KernelSpecialization::key(bool reduces) const {
+std::string KernelSpecialization::key(bool has_value) const {
   std::string k = "b" + std::to_string(block_size);
-  if (reduces) k += "/" + reduction.key();
+  if (has_value) k += "/" + reduction.key();
   if (checked) k += "/checked";
   return k;
 }
@@ -541,10 +665,6 @@ std::string reflow_source(const std::string& text) {
 GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpecialization& spec) {
   if (spec.block_size < 1 || spec.block_size > 1024)
     fail(info, "block size " + std::to_string(spec.block_size) + " (1 to 1024 threads)");
-  if (info.scans())
-    fail(info,
-         "it is a parallel_scan kernel, and scans run on host devices only so far (their GPU "
-         "passes are not generated yet): run the launch on host devices");
   switch (info.device.kind) {
     case DeviceCodeKind::kFunctorBody:
       return generate_functor(info, spec);

@@ -17,15 +17,15 @@ namespace lightning::cuda {
 /// baked").
 struct KernelSpecialization {
   int block_size = 256;  ///< threads per block, baked: launch bounds and reduction scratch
-  /// Reduction kernels: how values combine (+ * min max) and their type.
+  /// Reduction and scan kernels: how values combine (+ * min max) and their type.
   Reduction reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
   /// Checked mode: every array access goes through the handle's CheckedRegion
   /// (LIGHTNING_CHECKED_ACCESS; see worker::AccessCheck).
   bool checked = false;
 
   /// A text that differs whenever the generated code would ("b256", "b256/+/double",
-  /// "b256/checked").
-  std::string key(bool reduces) const;
+  /// "b256/checked"); `has_value`: the kernel reduces or scans (KernelInfo::reduction).
+  std::string key(bool has_value) const;
 };
 
 /// One generated translation unit.
@@ -43,6 +43,9 @@ struct GeneratedKernel {
 inline constexpr const char* kEntryName = "lightning_entry";
 /// The name of the one-index-per-thread entry point, where there is one (see GeneratedKernel).
 inline constexpr const char* kCoverEntryName = "lightning_entry_cover";
+/// A parallel_scan kernel's final pass (its kEntryName entry is the partial pass, a reduction
+/// of the functor called with final = false), with a fourth parameter, jit::ScanState.
+inline constexpr const char* kScanFinalEntryName = "lightning_scan_final";
 
 /// Generates the entry point of `info` (DeviceCode kFunctorBody or kPorted). Throws
 /// Error(ErrorKind::kCuda) naming the kernel when it has no GPU code, when a reduction asks
