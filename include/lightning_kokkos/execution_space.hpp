@@ -86,4 +86,33 @@ struct DeviceTypeTraits<lightning::Distributed> {
 };
 }  // namespace Kokkos::Tools::Experimental
 
+// A Kokkos::View in lightning's memory (the spelling of a program that names its memory or
+// execution space: Kokkos::View<double*, Layout, lightning::DistributedMemory>) would fail
+// deep inside Kokkos; instead it stops at one static_assert that says what to write.
+namespace lightning::detail {
+template <class DataType>
+struct RefusedKokkosView {
+  static_assert(sizeof(DataType) == 0,
+                "Kokkos::View<DataType, [Layout,] lightning::DistributedMemory> (or "
+                "lightning::Distributed) cannot be allocated: lightning's memory holds "
+                "lightning::Views, distributed over the devices. Write "
+                "lightning::View<DataType, Layout> (or lightning::ViewOf<Space, DataType, Layout> "
+                "for one program on every execution space)");
+};
+}  // namespace lightning::detail
+
+namespace Kokkos {
+#define LIGHTNING_REFUSE_KOKKOS_VIEW_IN(...)                   \
+  template <class DataType, class... Properties>               \
+  class View<DataType, __VA_ARGS__, Properties...>             \
+      : lightning::detail::RefusedKokkosView<DataType> {};     \
+  template <class DataType, class Layout, class... Properties> \
+  class View<DataType, Layout, __VA_ARGS__, Properties...>     \
+      : lightning::detail::RefusedKokkosView<DataType> {};
+LIGHTNING_REFUSE_KOKKOS_VIEW_IN(lightning::DistributedMemory)
+LIGHTNING_REFUSE_KOKKOS_VIEW_IN(lightning::Distributed)
+LIGHTNING_REFUSE_KOKKOS_VIEW_IN(Device<lightning::Distributed, lightning::DistributedMemory>)
+#undef LIGHTNING_REFUSE_KOKKOS_VIEW_IN
+}  // namespace Kokkos
+
 #include "lightning_kokkos/scratch_memory_space.hpp"

@@ -19,12 +19,11 @@
 
 namespace lightning {
 
-/// The View type of execution space `Space`: lightning::View<DataType> on
-/// lightning::Distributed; Kokkos::View<DataType, LayoutRight> in the space's memory elsewhere.
-template <class Space, class DataType>
-using ViewOf =
-    std::conditional_t<std::is_same_v<Space, Distributed>, View<DataType>,
-                       Kokkos::View<DataType, Kokkos::LayoutRight, typename Space::memory_space>>;
+/// The View type of execution space `Space`: lightning::View<DataType, Layout> on
+/// lightning::Distributed; Kokkos::View<DataType, Layout> in the space's memory elsewhere.
+template <class Space, class DataType, class Layout = Kokkos::LayoutRight>
+using ViewOf = std::conditional_t<std::is_same_v<Space, Distributed>, View<DataType, Layout>,
+                                  Kokkos::View<DataType, Layout, typename Space::memory_space>>;
 
 /// Allocates a ViewOf type: a lightning::View with `distribution`; a Kokkos::View, which
 /// has no distribution, without it.

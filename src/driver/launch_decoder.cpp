@@ -93,8 +93,11 @@ WorkDistribution default_work(const kernel::KernelInfo& kernel,
   // such written array leads, else the first such read one (y in y^T·A·x over rows, not A
   // nor x).
   const int rank = bound.launch_rank();
+  // (A column-major array's extent, stored reversed, in the kernel's index order.)
   const auto spans_domain = [&](const annotation::BoundArray& a) {
-    const Point& extent = planner.array(arrays.at(static_cast<size_t>(a.param))).extent;
+    const Point& stored = planner.array(arrays.at(static_cast<size_t>(a.param))).extent;
+    const Point extent =
+        signature.params[static_cast<size_t>(a.param)].axes_reversed ? stored.reversed() : stored;
     return extent.rank() == rank && Rect::from_extent(extent).contains(domain);
   };
   const annotation::BoundArray* spanning = nullptr;

@@ -68,6 +68,7 @@ const void* const kLambdaPrograms[] = {
     reinterpret_cast<const void*>(&lk_lambda::axpy<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::row_sums<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::scale_2d<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::transpose<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::dot<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::largest<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::count_equal<Exec>),

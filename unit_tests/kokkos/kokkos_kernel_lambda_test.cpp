@@ -73,6 +73,16 @@ TEST(KokkosKernelLambda, ForLoopsMatchTheHostSpaceOverRandomShapes) {
     const auto b_back = to_host(b);
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < cols; ++j) ASSERT_EQ(b_back(i, j), hb(i, j)) << i << ", " << j;
+
+    lightning::ViewOf<Exec, double**, Kokkos::LayoutLeft> t(
+        "t", cols, n, lightning::dist::block(uniform(rng, 1, cols)));
+    lightning::ViewOf<Host, double**, Kokkos::LayoutLeft> ht("t", cols, n);
+    lk_lambda::transpose<Exec>(m, t);
+    lk_lambda::transpose<Host>(hm, ht);
+    const auto t_back =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), t);  // a LayoutLeft mirror
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < cols; ++j) ASSERT_EQ(t_back(j, i), ht(j, i)) << i << ", " << j;
   }
 }
 

@@ -50,6 +50,19 @@ void scale_2d(const ViewOf<Space, const double**>& a, const ViewOf<Space, double
           (const int i, const int j) { b(i, j) = a(i, j) * (i + 1) - j; }));
 }
 
+/// t(j, i) = a(i, j): t column-major (LayoutLeft), through ViewOf's layout.
+template <class Space>
+void transpose(const ViewOf<Space, const double**>& a,
+               const lightning::ViewOf<Space, double**, Kokkos::LayoutLeft>& t) {
+  Kokkos::parallel_for(
+      "transpose",
+      Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(
+          {0, 0}, {static_cast<int64_t>(a.extent(0)), static_cast<int64_t>(a.extent(1))}),
+      LIGHTNING_LAMBDA(
+          "global [i, j] => read a[i, j], write t[j, i]", (a, t),
+          (const int i, const int j) { t(j, i) = a(i, j); }));
+}
+
 /// x · y, a sum into a scalar.
 template <class Space>
 double dot(const Space& space, const ViewOf<Space, const double*>& x,
