@@ -155,12 +155,18 @@ ArrayControl* create_array(const std::string& label, DataType type, int rank, co
   control->type = type;
   control->rank = rank;
   control->axes_reversed = axes_reversed;
+  if (distribution) control->distribution = std::make_shared<DataDistribution>(*distribution);
   for (int a = 0; a < rank; ++a) control->extent[a] = extent[a];
   {
     std::lock_guard<std::mutex> lock(state().controls_mutex);
     state().controls.insert(control.get());
   }
   return control.release();
+}
+
+ArrayControl* create_array_like(const ArrayControl* like, const int64_t* extent) {
+  return create_array(like->label, like->type, like->rank, extent, like->distribution.get(),
+                      like->axes_reversed);
 }
 
 void destroy_array(ArrayControl* control) noexcept {
@@ -213,6 +219,22 @@ void check_same_extents(const std::string& what, const std::string& label, int r
                                                  "' " + point_of(rank, extent).to_string() +
                                                  ", Kokkos::View " +
                                                  point_of(rank, other).to_string());
+}
+
+void check_distributed_copy(const std::string& dst_label, const std::string& src_label,
+                            bool same_array, int rank, const int64_t* dst_lo, const int64_t* dst_hi,
+                            const int64_t* src_lo, const int64_t* src_hi) {
+  const Rect dst = box_of(rank, dst_lo, dst_hi), src = box_of(rank, src_lo, src_hi);
+  if (dst.extent() != src.extent())
+    throw Error(ErrorKind::kInvalidArgument, "deep_copy: extents differ: lightning::View '" +
+                                                 dst_label + "' " + dst.extent().to_string() +
+                                                 ", lightning::View '" + src_label + "' " +
+                                                 src.extent().to_string());
+  if (same_array && dst.intersects(src))
+    throw Error(ErrorKind::kInvalidArgument, "deep_copy within lightning::View '" + dst_label +
+                                                 "': the boxes " + dst.to_string() +
+                                                 " (destination) and " + src.to_string() +
+                                                 " (source) overlap; copy through a second View");
 }
 
 void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "lightning_kokkos/deep_copy.hpp"
+#include "lightning_kokkos/distributed_copy.hpp"
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/internal/distribution/work_distribution.hpp"
 #include "lightning_kokkos/kernel.hpp"

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -73,12 +74,18 @@ struct ArrayControl {
   int rank = 0;
   int64_t extent[3] = {};      ///< as stored
   bool axes_reversed = false;  ///< a LayoutLeft View's array
+  /// The distribution it was made with, as stored (null: the default), for arrays made like
+  /// it (Kokkos::resize, Kokkos::realloc).
+  std::shared_ptr<const DataDistribution> distribution;
 };
 
 /// Creates the array in the runtime (`distribution` null: block along axis 0, one chunk per
 /// device); `extent` and `distribution` are as stored. Returns a control block with count 1.
 ArrayControl* create_array(const std::string& label, DataType type, int rank, const int64_t* extent,
                            const DataDistribution* distribution, bool axes_reversed);
+/// A new array like `like`'s (label, element type, layout, distribution) of `extent` (as
+/// stored); count 1.
+ArrayControl* create_array_like(const ArrayControl* like, const int64_t* extent);
 /// Deletes the array (asynchronously: after every task using it) and the control block.
 void destroy_array(ArrayControl* control) noexcept;
 /// Transfers of the box [lo, hi) of an array; `host` holds the box, row-major.
@@ -91,6 +98,13 @@ void fill_array(const ArrayControl* control, int rank, const int64_t* lo, const 
 /// Throws Error(kInvalidArgument) naming `label` unless the box's extents are `other_extent`.
 void check_same_extents(const std::string& what, const std::string& label, int rank,
                         const int64_t* lo, const int64_t* hi, const std::size_t* other_extent);
+/// Throws Error(kInvalidArgument) naming both Views unless the boxes (in the Views' index
+/// order) have the same extents, and naming the View when they are boxes of one array that
+/// meet (the copy would read what it writes).
+void check_distributed_copy(const std::string& dst_label, const std::string& src_label,
+                            bool same_array, int rank, const int64_t* dst_lo, const int64_t* dst_hi,
+                            const int64_t* src_lo, const int64_t* src_hi);
+
 /// Throws Error(kInvalidArgument) naming `label`, the axis and the extent unless
 /// 0 <= lo <= hi <= extent on every axis.
 void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
@@ -290,6 +304,13 @@ class View {
   const detail::ArrayControl* impl_control() const { return control_; }
   /// The extents of the array as stored (reversed for LayoutLeft), as the runtime sees them.
   const int64_t* impl_extents() const { return handle_.extent; }
+  /// The View of an array made by the runtime (count 1, which the View takes over).
+  static View impl_adopt(detail::ArrayControl* control) {
+    View v;
+    v.control_ = control;
+    v.set_handle_extents(control->extent);
+    return v;
+  }
 
  private:
   template <class D, class L>
@@ -314,6 +335,10 @@ class View {
       control_ = detail::create_array(label, data_type_of<non_const_value_type>(), Data::rank, e,
                                       distribution, false);
     }
+    set_handle_extents(e);
+  }
+  // The handle's extents and row-major strides from the extents as stored.
+  void set_handle_extents(const int64_t* e) {
     for (int r = Data::rank - 1; r >= 0; --r) {
       handle_.extent[r] = e[r];
       handle_.stride[r] = r == Data::rank - 1 ? 1 : handle_.stride[r + 1] * e[r + 1];

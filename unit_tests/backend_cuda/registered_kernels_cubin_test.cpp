@@ -56,6 +56,16 @@ std::set<std::string> adapter_test_kernels() {
           .name,
       lightning::kernel_registration<lk_team::TeamMax<Exec, LView<const double**>>>().name,
       lightning::kernel_registration<lk_team::ThrowingMember<Exec, LView<double*>>>().name,
+      // deep_copy's copy kernels between distributed Views (one per rank).
+      lightning::kernel_registration<
+          lightning::detail::CopyRank1<LView<int64_t*>, lightning::View<const int64_t*>>>()
+          .name,
+      lightning::kernel_registration<lightning::detail::CopyRank2<
+          lightning::View<double**, Kokkos::LayoutLeft>, LView<double**>>>()
+          .name,
+      lightning::kernel_registration<
+          lightning::detail::CopyRank3<LView<float***>, LView<float***>>>()
+          .name,
       lightning::kernel_registration<lk_test::Misnamed>().name,
       lightning::kernel_registration<lk_test::Cursed>().name,
       lightning::kernel_registration<lk_test::Unlisted>().name,
