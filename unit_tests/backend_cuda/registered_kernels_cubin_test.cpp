@@ -108,6 +108,13 @@ TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
       std::printf("host only (no GPU source): %s\n", info.name.c_str());
       continue;
     }
+    // A value that folds only with the Kokkos reducer its launch names (MinLoc, ...): the
+    // launch gives the specialisation (the adapter's reducer tests run those on a GPU).
+    if (info.reduction && info.reduction->is_custom() && info.reduction->reducer == 0 &&
+        !info.reduction->custom_join) {
+      std::printf("folds with its launch's reducer: %s\n", info.name.c_str());
+      continue;
+    }
     KernelSpecialization spec;
     if (info.reduction) spec.reduction = *info.reduction;
     const GeneratedKernel g = generate_kernel(info, spec);
