@@ -7,6 +7,7 @@
 #include <Kokkos_Core.hpp>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 #include <vector>
@@ -151,6 +152,15 @@ constexpr bool lists_kokkos_views() {
     return false;
 }
 
+/// Whether F is a lambda's closure type, as the compiler names it (GCC: "<lambda(...)>",
+/// Clang: "(lambda at file:line)"), for the compile error of an unannotated lambda.
+template <class F>
+constexpr bool is_closure_type() {
+  constexpr std::string_view name = __PRETTY_FUNCTION__;
+  return name.find("<lambda") != std::string_view::npos ||
+         name.find("(lambda at") != std::string_view::npos;
+}
+
 /// Checks what can be checked at compile time, then launches `f` over `policy` (a reduction
 /// into `reduce`, a scan with `scan`, or else a parallel_for).
 template <class F, class Policy>
@@ -159,7 +169,12 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
   static_assert(IsSupportedPolicy<Policy>::value,
                 "lightning::Distributed runs Kokkos::RangePolicy, Kokkos::MDRangePolicy (rank 2 "
                 "or 3) and Kokkos::TeamPolicy");
-  static_assert(DistributedKernel<F>::valid,
+  static_assert(DistributedKernel<F>::valid || !is_closure_type<F>(),
+                "lightning::Distributed: this lambda has no annotation: write it with "
+                "LIGHTNING_LAMBDA(\"annotation\", (captures), (params) { body }), which runs on "
+                "GPUs too, or wrap it in lightning::annotate(\"annotation\", lambda) (host "
+                "devices)");
+  static_assert(DistributedKernel<F>::valid || is_closure_type<F>(),
                 "lightning::Distributed runs only functors annotated with LIGHTNING_KERNEL: add "
                 "LIGHTNING_KERNEL(Name, \"annotation\", (members...), operator()...) inside the "
                 "functor (or wrap a lambda in lightning::annotate(\"annotation\", lambda))");
