@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -37,6 +38,7 @@ StackRange this_thread_stack() {
 }  // namespace
 
 void check_closure(const std::string& what, const void* closure, std::size_t size,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& listed,
                    const KokkosToolHooks* hooks) {
   const auto* bytes = static_cast<const unsigned char*>(closure);
   const StackRange stack = this_thread_stack();
@@ -44,6 +46,10 @@ void check_closure(const std::string& what, const void* closure, std::size_t siz
   const auto start = reinterpret_cast<uintptr_t>(bytes);
   const std::size_t first = (sizeof(void*) - start % sizeof(void*)) % sizeof(void*);
   for (std::size_t at = first; at + sizeof(uintptr_t) <= size; at += sizeof(uintptr_t)) {
+    const auto overlaps = [&](const std::pair<std::size_t, std::size_t>& m) {
+      return m.first < at + sizeof(uintptr_t) && at < m.second;
+    };
+    if (std::any_of(listed.begin(), listed.end(), overlaps)) continue;
     uintptr_t word = 0;
     std::memcpy(&word, bytes + at, sizeof word);
     if (word == 0) continue;

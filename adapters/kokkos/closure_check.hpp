@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace lightning::detail {
 
@@ -13,8 +15,12 @@ class KokkosToolHooks;
 /// address of a live Kokkos allocation (a captured plain Kokkos::View, or a pointer into
 /// one; `hooks` knows them, null: not checked) or of the calling thread's stack (a capture
 /// by reference, or a pointer to a local variable). `what` names the kernel for the message.
-/// Pointers to other heap memory cannot be told from numbers and pass.
+/// Pointers to other heap memory cannot be told from numbers and pass. Words that overlap a
+/// listed member (`listed`: byte ranges [begin, end) of the closure, a LIGHTNING_KERNEL's
+/// members or a LIGHTNING_LAMBDA's captures) are not looked at: a number there, with the
+/// padding beside it, may look like any address.
 void check_closure(const std::string& what, const void* closure, std::size_t size,
+                   const std::vector<std::pair<std::size_t, std::size_t>>& listed,
                    const KokkosToolHooks* hooks);
 
 }  // namespace lightning::detail

@@ -299,8 +299,19 @@ void launch_kernel(Dispatch dispatch) {
                       signature.params[static_cast<size_t>(slot.param)].name +
                       "' is empty (default-constructed)");
   }
+  // A LIGHTNING_KERNEL's members and a LIGHTNING_LAMBDA's captures are what they are listed
+  // as (Views and numbers); what else the closure holds is checked for addresses.
+  std::vector<std::pair<std::size_t, std::size_t>> listed;
+  if (info.device.param_offsets.size() == signature.params.size())
+    for (size_t p = 0; p < signature.params.size(); ++p) {
+      const annotation::KernelParam& param = signature.params[p];
+      const std::size_t size =
+          param.is_array ? static_cast<std::size_t>(array_handle_size(param.rank)) + sizeof(void*)
+                         : size_of(param.type);
+      listed.emplace_back(info.device.param_offsets[p], info.device.param_offsets[p] + size);
+    }
   check_closure(what, static_cast<const unsigned char*>(dispatch.functor) + dispatch.values_begin,
-                dispatch.values_end - dispatch.values_begin, state().tool_hooks.get());
+                dispatch.values_end - dispatch.values_begin, listed, state().tool_hooks.get());
   if (dispatch.team) {
     const std::string violation = dispatch.team->limit_violation();
     if (!violation.empty())

@@ -4,6 +4,7 @@
 // mpirun (np 2, 3): the same errors on every rank count, and the runtime stays usable.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 
 #include "core/error.hpp"
@@ -107,6 +108,38 @@ TEST(KokkosLaunchCheck, ReferenceCapturesAndPointersToLocalsAreRefused) {
                            "global i => write y[i]", KOKKOS_LAMBDA(const int i) { y(i) = scale; }));
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
   EXPECT_EQ(h(n - 1), 2.0f);
+}
+
+/// Listed numbers (a float with padding after it, an integer) and a pointer the functor
+/// does not list.
+struct PaddedScale {
+  LView<int64_t*> y;
+  float scale = 0;
+  int64_t offset = 0;
+  const float* unlisted = nullptr;
+  LIGHTNING_KERNEL(
+      PaddedScale, "global i => write y[i]", (y, scale, offset),
+      void operator()(const int i) const { y(i) = static_cast<int64_t>(scale) + offset; })
+};
+
+TEST(KokkosLaunchCheck, AListedMembersWordIsNotTakenForAnAddressButAnUnlistedPointerIs) {
+  const int n = 16;
+  LView<int64_t*> y("y", n);
+  // A listed number is a number, whatever its bits: here those of a stack address (and the
+  // padding beside a listed float, which a copy leaves as it finds it, may be anything too).
+  const float local = 0;
+  PaddedScale f;
+  f.y = y;
+  f.scale = 3.0f;
+  f.offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&local));
+  Kokkos::parallel_for("listed", Kokkos::RangePolicy<Exec>(0, n), f);
+  EXPECT_EQ(lk_test::to_host(y)(n - 1), 3 + f.offset);
+  // An address in a member the kernel does not list is still found.
+  f.unlisted = &local;
+  const std::string e =
+      error_of([&] { Kokkos::parallel_for("unlisted", Kokkos::RangePolicy<Exec>(0, n), f); });
+  EXPECT_TRUE(has(e, "launch 'unlisted'")) << e;
+  EXPECT_TRUE(has(e, "holds an address on this thread's stack")) << e;
 }
 
 TEST(KokkosLaunchLabel, AFailedKernelIsNamedByItsKokkosLabelFirst) {
