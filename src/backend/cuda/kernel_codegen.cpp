@@ -123,6 +123,11 @@ void check_scan(const KernelInfo& info, const KernelSpecialization& spec) {
   if (info.device.index_rank != 1)
     fail(info, "a parallel_scan runs over a RangePolicy (one index), not " +
                    std::to_string(info.device.index_rank) + " indices");
+  if (spec.block_size % 32 != 0)
+    fail(info,
+         "a scan's final pass works in whole warps: blocks of a multiple of 32 threads, "
+         "not " +
+             std::to_string(spec.block_size));
   if (spec.reduction.is_custom())
     fail(info,
          "a parallel_scan with the functor's own init/join runs on host devices only (GPUs scan "
@@ -235,9 +240,10 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info,
 
 // A scan's final pass (ScanPass::kFinal): one kernel that reads each index's tile twice
 // (the second time from L2), passing prefixes between tiles by decoupled look-back
-// (jit::ScanState). Each thread runs per_thread consecutive indices: a first time from the
-// identity for its own sum, and, once the block has scanned the sums and the tile has its
-// prefix, a second time with final = true from its exclusive prefix.
+// (jit::ScanState; the first warp reads 32 earlier tiles' statuses at a time). Each thread
+// runs per_thread consecutive indices: a first time from the identity for its own sum, and,
+// once the block has scanned the sums and the tile has its prefix, a second time with
+// final = true from its exclusive prefix.
 void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization& spec) {
   const int block = spec.block_size;
   const std::string t(name_of(spec.reduction.type));
@@ -255,6 +261,10 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "  __shared__ " << t << " sums[" << block << "];\n"
       << "  __shared__ unsigned tile_taken;\n"
       << "  __shared__ " << t << " tile_prefix;\n"
+      << "  __shared__ " << t << " warp_sums[" << (block + 31) / 32 << "];\n"
+      << "  __shared__ unsigned window_status[32];\n"
+      << "  __shared__ " << t << " window_value[32];\n"
+      << "  __shared__ bool window_found;\n"
       << "  volatile unsigned* const status = scan.status;\n"
       << "  volatile " << t << "* const aggregates = static_cast<volatile " << t
       << "*>(scan.aggregates);\n"
@@ -273,51 +283,83 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
          "static_cast<int64_t>(threadIdx.x) * per_thread;\n"
       << "    const int64_t last = first + per_thread < hi ? first + per_thread : hi;\n"
       << "    " << t << " own = " << identity << ";\n"
-      << "#pragma unroll 1\n"
+      << "#pragma unroll 8\n"
       << "    for (int64_t i = first; i < last; ++i) f(i, own, false);\n"
-      << "    // Inclusive scan of the threads' sums (Hillis-Steele).\n"
-      << "    sums[threadIdx.x] = own;\n"
-      << "    __syncthreads();\n"
-      << "    for (unsigned s = 1; s < blockDim.x; s *= 2) {\n"
-      << "      const " << t << " earlier = threadIdx.x >= s ? sums[threadIdx.x - s] : " << identity
-      << ";\n"
+      << "    // Inclusive scan of the threads' sums: in each warp by shuffles, then over the\n"
+      << "    // warps' sums.\n"
+      << "    {\n"
+      << "      const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n"
+      << "      " << t << " v = own;\n"
+      << "      for (unsigned d = 1; d < 32; d *= 2) {\n"
+      << "        const " << t << " n = static_cast<" << t
+      << ">(__shfl_up_sync(0xffffffffu, v, d));\n"
+      << "        if (lane >= d) v = scan_join(n, v);\n"
+      << "      }\n"
+      << "      if (lane == 31) warp_sums[warp] = v;\n"
       << "      __syncthreads();\n"
-      << "      if (threadIdx.x >= s) sums[threadIdx.x] = scan_join(earlier, sums[threadIdx.x]);\n"
+      << "      if (threadIdx.x == 0)\n"
+      << "        for (unsigned w = 1; w < blockDim.x / 32; ++w)\n"
+      << "          warp_sums[w] = scan_join(warp_sums[w - 1], warp_sums[w]);\n"
+      << "      __syncthreads();\n"
+      << "      sums[threadIdx.x] = warp == 0 ? v : scan_join(warp_sums[warp - 1], v);\n"
       << "      __syncthreads();\n"
       << "    }\n"
-      << "    if (threadIdx.x == 0) {\n"
+      << "    // The first warp looks back, 32 earlier tiles at a time (lane l at tile - 1 - l):\n"
+      << "    // each earlier tile was taken before this one, by a block that is running.\n"
+      << "    if (threadIdx.x < 32) {\n"
+      << "      const unsigned lane = threadIdx.x;\n"
       << "      const " << t << " aggregate = sums[blockDim.x - 1];\n"
       << "      " << t << " before = " << identity << ";\n"
       << "      if (tile == 0) {\n"
       << "        if (scan.prefix) before = *static_cast<const " << t << "*>(scan.prefix);\n"
       << "      } else {\n"
-      << "        aggregates[tile] = aggregate;\n"
-      << "        __threadfence();\n"
-      << "        status[tile] = 1u;\n"
-      << "        // Back over the earlier tiles to the first with its inclusive prefix (tile 0\n"
-      << "        // has one): each was taken before this one, by a block that is running.\n"
-      << "        for (unsigned p = tile - 1;; --p) {\n"
-      << "          unsigned seen;\n"
-      << "          while ((seen = status[p]) == 0u) {\n"
-      << "          }\n"
+      << "        if (lane == 0) {\n"
+      << "          aggregates[tile] = aggregate;\n"
       << "          __threadfence();\n"
-      << "          if (seen == 2u) {\n"
-      << "            before = scan_join(inclusive[p], before);\n"
-      << "            break;\n"
+      << "          status[tile] = 1u;\n"
+      << "        }\n"
+      << "        for (long long last = static_cast<long long>(tile) - 1;; last -= 32) {\n"
+      << "          const long long p = last - static_cast<long long>(lane);\n"
+      << "          unsigned seen = 2u;  // before tile 0: the identity, as if a prefix\n"
+      << "          " << t << " v = " << identity << ";\n"
+      << "          if (p >= 0) {\n"
+      << "            while ((seen = status[p]) == 0u) {\n"
+      << "#if __CUDA_ARCH__ >= 700\n"
+      << "              __nanosleep(64);  // spare the cache line the other lanes read\n"
+      << "#endif\n"
+      << "            }\n"
+      << "            __threadfence();\n"
+      << "            v = seen == 2u ? inclusive[p] : aggregates[p];\n"
       << "          }\n"
-      << "          before = scan_join(aggregates[p], before);\n"
+      << "          window_status[lane] = seen;\n"
+      << "          window_value[lane] = v;\n"
+      << "          __syncwarp();\n"
+      << "          if (lane == 0) {\n"
+      << "            bool found = false;\n"
+      << "            for (unsigned l = 0; l < 32 && !found; ++l) {\n"
+      << "              before = scan_join(window_value[l], before);\n"
+      << "              found = window_status[l] == 2u;\n"
+      << "            }\n"
+      << "            window_found = found;\n"
+      << "          }\n"
+      << "          __syncwarp();\n"
+      << "          const bool found = window_found;\n"
+      << "          __syncwarp();\n"
+      << "          if (found) break;\n"
       << "        }\n"
       << "      }\n"
-      << "      inclusive[tile] = scan_join(before, aggregate);\n"
-      << "      __threadfence();\n"
-      << "      status[tile] = 2u;\n"
-      << "      tile_prefix = before;\n"
+      << "      if (lane == 0) {\n"
+      << "        inclusive[tile] = scan_join(before, aggregate);\n"
+      << "        __threadfence();\n"
+      << "        status[tile] = 2u;\n"
+      << "        tile_prefix = before;\n"
+      << "      }\n"
       << "    }\n"
       << "    __syncthreads();\n"
       << "    " << t
       << " value = threadIdx.x == 0 ? tile_prefix : scan_join(tile_prefix, sums[threadIdx.x - "
          "1]);\n"
-      << "#pragma unroll 1\n"
+      << "#pragma unroll 8\n"
       << "    for (int64_t i = first; i < last; ++i) f(i, value, true);\n"
       << "    __syncthreads();  // sums and tile_taken are the next tile's\n"
       << "  }\n"
