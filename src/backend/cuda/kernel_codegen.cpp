@@ -239,16 +239,21 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info,
 }
 
 // A scan's final pass (ScanPass::kFinal): one kernel that reads each index's tile twice
-// (the second time from L2), passing prefixes between tiles by decoupled look-back
-// (jit::ScanState; the first warp reads 32 earlier tiles' statuses at a time). Each thread
-// runs per_thread consecutive indices: a first time from the identity for its own sum, and,
-// once the block has scanned the sums and the tile has its prefix, a second time with
+// (the second time from L1/L2), passing prefixes between tiles by decoupled look-back
+// (jit::ScanState; the first warp reads 32 earlier tiles' statuses at a time). Each warp
+// owns per_thread * 32 consecutive indices of the tile and walks them 32 at a time, one per
+// lane, so that every access of the functor is coalesced: first summing the lanes' indices
+// for the tile's aggregate, then, once the tile has its prefix, each round's contributions
+// (the operator from the identity) are scanned across the warp and every index runs with
 // final = true from its exclusive prefix.
 void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization& spec) {
   const int block = spec.block_size;
   const std::string t(name_of(spec.reduction.type));
   const std::string identity = identity_literal(spec.reduction.op, spec.reduction.type);
   const std::string join = join_expression(spec.reduction.op, t);
+  const auto shuffle = [&](const std::string& call) {
+    return "static_cast<" + t + ">(" + call + ")";
+  };
   out << "\nnamespace lightning_generated {\n"
       << "// a joined with b, a the earlier value\n"
       << "__device__ __forceinline__ " << t << " scan_join(const " << t << " a, const " << t
@@ -258,10 +263,9 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
          "void* partials,\n    const lightning::jit::ScanState scan) {\n"
       << "  using lightning_generated::scan_join;\n"
-      << "  __shared__ " << t << " sums[" << block << "];\n"
+      << "  __shared__ " << t << " warp_sums[" << (block + 31) / 32 << "];\n"
       << "  __shared__ unsigned tile_taken;\n"
       << "  __shared__ " << t << " tile_prefix;\n"
-      << "  __shared__ " << t << " warp_sums[" << (block + 31) / 32 << "];\n"
       << "  __shared__ unsigned window_status[32];\n"
       << "  __shared__ " << t << " window_value[32];\n"
       << "  __shared__ bool window_found;\n"
@@ -271,7 +275,9 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "  volatile " << t << "* const inclusive = static_cast<volatile " << t
       << "*>(scan.inclusive);\n"
       << "  const int64_t lo = box.lo[0], hi = box.hi[0];\n"
-      << "  const int64_t per_thread = scan.tile_size / blockDim.x;\n"
+      << "  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / "
+         "32;\n"
+      << "  const int64_t per_warp = scan.tile_size / warps;\n"
       << "  const unsigned tiles = static_cast<unsigned>((hi - lo + scan.tile_size - 1) / "
          "scan.tile_size);\n"
       << "  for (;;) {\n"
@@ -279,36 +285,25 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "    __syncthreads();\n"
       << "    const unsigned tile = tile_taken;\n"
       << "    if (tile >= tiles) return;\n"
-      << "    const int64_t first = lo + static_cast<int64_t>(tile) * scan.tile_size + "
-         "static_cast<int64_t>(threadIdx.x) * per_thread;\n"
-      << "    const int64_t last = first + per_thread < hi ? first + per_thread : hi;\n"
+      << "    const int64_t warp_first = lo + static_cast<int64_t>(tile) * scan.tile_size + "
+         "static_cast<int64_t>(warp) * per_warp;\n"
+      << "    const int64_t warp_end = warp_first + per_warp < hi ? warp_first + per_warp : hi;\n"
+      << "    // The warp's sum, then the warps' in order.\n"
       << "    " << t << " own = " << identity << ";\n"
-      << "#pragma unroll 8\n"
-      << "    for (int64_t i = first; i < last; ++i) f(i, own, false);\n"
-      << "    // Inclusive scan of the threads' sums: in each warp by shuffles, then over the\n"
-      << "    // warps' sums.\n"
-      << "    {\n"
-      << "      const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;\n"
-      << "      " << t << " v = own;\n"
-      << "      for (unsigned d = 1; d < 32; d *= 2) {\n"
-      << "        const " << t << " n = static_cast<" << t
-      << ">(__shfl_up_sync(0xffffffffu, v, d));\n"
-      << "        if (lane >= d) v = scan_join(n, v);\n"
-      << "      }\n"
-      << "      if (lane == 31) warp_sums[warp] = v;\n"
-      << "      __syncthreads();\n"
-      << "      if (threadIdx.x == 0)\n"
-      << "        for (unsigned w = 1; w < blockDim.x / 32; ++w)\n"
-      << "          warp_sums[w] = scan_join(warp_sums[w - 1], warp_sums[w]);\n"
-      << "      __syncthreads();\n"
-      << "      sums[threadIdx.x] = warp == 0 ? v : scan_join(warp_sums[warp - 1], v);\n"
-      << "      __syncthreads();\n"
-      << "    }\n"
+      << "#pragma unroll 4\n"
+      << "    for (int64_t i = warp_first + lane; i < warp_end; i += 32) f(i, own, false);\n"
+      << "    for (unsigned d = 16; d > 0; d /= 2)\n"
+      << "      own = scan_join(own, " << shuffle("__shfl_xor_sync(0xffffffffu, own, d)") << ");\n"
+      << "    if (lane == 0) warp_sums[warp] = own;\n"
+      << "    __syncthreads();\n"
+      << "    if (threadIdx.x == 0)\n"
+      << "      for (unsigned w = 1; w < warps; ++w) warp_sums[w] = scan_join(warp_sums[w - 1], "
+         "warp_sums[w]);\n"
+      << "    __syncthreads();\n"
       << "    // The first warp looks back, 32 earlier tiles at a time (lane l at tile - 1 - l):\n"
       << "    // each earlier tile was taken before this one, by a block that is running.\n"
-      << "    if (threadIdx.x < 32) {\n"
-      << "      const unsigned lane = threadIdx.x;\n"
-      << "      const " << t << " aggregate = sums[blockDim.x - 1];\n"
+      << "    if (warp == 0) {\n"
+      << "      const " << t << " aggregate = warp_sums[warps - 1];\n"
       << "      " << t << " before = " << identity << ";\n"
       << "      if (tile == 0) {\n"
       << "        if (scan.prefix) before = *static_cast<const " << t << "*>(scan.prefix);\n"
@@ -356,12 +351,28 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "      }\n"
       << "    }\n"
       << "    __syncthreads();\n"
+      << "    // 32 indices at a time: each lane's contribution, scanned across the warp.\n"
       << "    " << t
-      << " value = threadIdx.x == 0 ? tile_prefix : scan_join(tile_prefix, sums[threadIdx.x - "
+      << " running = warp == 0 ? tile_prefix : scan_join(tile_prefix, warp_sums[warp - "
          "1]);\n"
-      << "#pragma unroll 8\n"
-      << "    for (int64_t i = first; i < last; ++i) f(i, value, true);\n"
-      << "    __syncthreads();  // sums and tile_taken are the next tile's\n"
+      << "#pragma unroll 2\n"
+      << "    for (int64_t base = warp_first; base < warp_end; base += 32) {\n"
+      << "      const int64_t i = base + lane;\n"
+      << "      " << t << " inclusive_sum = " << identity << ";\n"
+      << "      if (i < warp_end) f(i, inclusive_sum, false);\n"
+      << "      for (unsigned d = 1; d < 32; d *= 2) {\n"
+      << "        const " << t
+      << " n = " << shuffle("__shfl_up_sync(0xffffffffu, inclusive_sum, d)") << ";\n"
+      << "        if (lane >= d) inclusive_sum = scan_join(n, inclusive_sum);\n"
+      << "      }\n"
+      << "      const " << t
+      << " earlier = " << shuffle("__shfl_up_sync(0xffffffffu, inclusive_sum, 1)") << ";\n"
+      << "      " << t << " value = lane == 0 ? running : scan_join(running, earlier);\n"
+      << "      if (i < warp_end) f(i, value, true);\n"
+      << "      running = scan_join(running, "
+      << shuffle("__shfl_sync(0xffffffffu, inclusive_sum, 31)") << ");\n"
+      << "    }\n"
+      << "    __syncthreads();  // warp_sums, tile_taken and tile_prefix are the next tile's\n"
       << "  }\n"
       << "}\n";
 }
