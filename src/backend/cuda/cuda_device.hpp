@@ -31,8 +31,8 @@ inline constexpr int kBlockThreads = 256;
 /// Indices each thread of a large launch runs (see grid_blocks).
 inline constexpr int64_t kIndicesPerThread = 4;
 
-/// Consecutive indices each thread of a scan's final pass runs: a tile is this many times
-/// kBlockThreads (jit::ScanState), and its indices are read a second time while in L2.
+/// Indices per thread of a scan's final pass: a tile is this many times kBlockThreads
+/// (jit::ScanState), read a second time while in L1/L2.
 inline constexpr int64_t kScanIndicesPerThread = 8;
 
 /// Number of blocks for a launch of `volume` threads. Kernels without reduction: a grid of a
