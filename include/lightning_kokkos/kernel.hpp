@@ -211,20 +211,20 @@ struct TeamFold {
 
 /// The host entry point and bytes of a kernel F: a team kernel runs over a TeamClosure<F>;
 /// a scan kernel (`Scans`) has a scan entry point instead.
-template <class F, int Rank, class Value, bool Scans = false>
+template <class F, int Rank, class Value, bool Scans = false, class Tag = void>
 void set_host_entry(kernel::KernelInfo& info) {
   if constexpr (Scans) {
     info.functor_size = sizeof(F);
-    info.run_host_scan = &kernel::run_native_scan<F, Value>;
+    info.run_host_scan = &kernel::run_native_scan<F, Value, Tag>;
   } else if constexpr (takes_team_member_v<F>) {
     info.functor_size = sizeof(TeamClosure<F>);
     info.run_host = &run_teams<F, Value, TeamFold<F, Value>>;
   } else if constexpr (std::is_void_v<Value>) {
     info.functor_size = sizeof(F);
-    info.run_host = &kernel::run_native<F, Rank>;
+    info.run_host = &kernel::run_native<F, Rank, Tag>;
   } else {
     info.functor_size = sizeof(F);
-    info.run_host = &kernel::run_native_reduce<F, Rank, Value>;
+    info.run_host = &kernel::run_native_reduce<F, Rank, Value, Tag>;
   }
 }
 
@@ -240,33 +240,99 @@ constexpr void check_functor_reduction() {
                 "join(value_type& dst, const value_type& src), static void final(value_type& v)");
 }
 
-/// The shape of a functor's operator(): its index rank (1 to 3; 0 if it has none) and, for
-/// a parallel_reduce functor `operator()(i[, j[, k]], Value& update) const` or a
-/// parallel_scan functor `operator()(i, Value& update, const bool final) const`, the value
-/// type. An overloaded or template operator() is taken as a parallel_for operator.
+/// Whether T is what Kokkos takes for a work tag: an empty class, passed value-initialised
+/// before the indices.
+template <class T>
+inline constexpr bool is_work_tag_v =
+    std::is_class_v<T>&& std::is_empty_v<T> && !std::is_same_v<T, TeamMember>;
+
+/// The shape of an operator() taking `Args` (after its work tag, if any): its index rank
+/// (1 to 3) and, for a parallel_reduce operator `(i[, j[, k]], Value& update)` or a
+/// parallel_scan operator `(i, Value& update, const bool final)`, the value type.
+template <class Args, bool IsConst>
+struct ArgumentShape {
+  using Reduce = ReduceArgs<Args>;
+  using Scan = ScanArgs<Args>;
+  static constexpr bool is_const = IsConst;
+  static constexpr bool scans = Scan::scans;
+  static constexpr bool reduces = !scans && Reduce::reduces;
+  static constexpr int rank = static_cast<int>(std::tuple_size_v<Args>) - (scans     ? 2
+                                                                           : reduces ? 1
+                                                                                     : 0);
+  using value_type = std::conditional_t<scans, typename Scan::value,
+                                        std::conditional_t<reduces, typename Reduce::value, void>>;
+  /// The first parameter is a work tag: the operator is for a tagged policy.
+  template <class A, class = void>
+  struct FirstIsTag : std::false_type {};
+  template <class A>
+  struct FirstIsTag<A, std::enable_if_t<(std::tuple_size_v<A> > 0)>>
+      : std::bool_constant<
+            is_work_tag_v<std::remove_cv_t<std::remove_reference_t<std::tuple_element_t<0, A>>>>> {
+  };
+  static constexpr bool first_is_tag = FirstIsTag<Args>::value;
+};
+
+/// The shape of a functor's operator() for untagged policies (see ArgumentShape); an
+/// overloaded or template operator() is taken as a parallel_for operator of the rank it
+/// accepts (0 if none).
 template <class F, class = void>
 struct OperatorShape {
   static constexpr int rank = invocable_rank<F>();
   static constexpr bool reduces = false;
   static constexpr bool scans = false;
   static constexpr bool is_const = true;
+  static constexpr bool first_is_tag = false;
+  /// Whether the operator is one (its address names one function).
+  static constexpr bool single = false;
   using value_type = void;
 };
 template <class F>
-struct OperatorShape<F, std::void_t<decltype(&F::operator())>> {
-  using Member = ConstMemberArgs<decltype(&F::operator())>;
-  using Reduce = ReduceArgs<typename Member::type>;
-  using Scan = ScanArgs<typename Member::type>;
-  static constexpr bool is_const = Member::is_const;
-  static constexpr bool scans = Scan::scans;
-  static constexpr bool reduces = !scans && Reduce::reduces;
-  static constexpr int rank =
-      static_cast<int>(std::tuple_size_v<typename Member::type>) - (scans     ? 2
-                                                                    : reduces ? 1
-                                                                              : 0);
-  using value_type = std::conditional_t<scans, typename Scan::value,
-                                        std::conditional_t<reduces, typename Reduce::value, void>>;
+struct OperatorShape<F, std::void_t<decltype(&F::operator())>>
+    : ArgumentShape<typename ConstMemberArgs<decltype(&F::operator())>::type,
+                    ConstMemberArgs<decltype(&F::operator())>::is_const> {
+  static constexpr bool single = true;
 };
+
+/// The parameters after the tag of F's `operator()(Tag, ...) const` (by value or const
+/// reference), picked out of F's overloads by deduction as Kokkos does.
+template <class F, class Tag>
+struct TaggedArgs {
+  template <class R, class... A>
+  static std::tuple<A...> args(R (F::*)(Tag, A...) const);
+  template <class R, class... A>
+  static std::tuple<A...> args(R (F::*)(const Tag&, A...) const);
+};
+
+/// The shape of F's operator() for a policy with work tag Tag: the operator taking a Tag
+/// first (a template one: the for-operator of the rank it accepts after a Tag).
+template <class F, class Tag, class = void>
+struct TaggedOperatorShape {
+  static constexpr int rank = std::is_invocable_v<const F&, Tag, int64_t>                     ? 1
+                              : std::is_invocable_v<const F&, Tag, int64_t, int64_t>          ? 2
+                              : std::is_invocable_v<const F&, Tag, int64_t, int64_t, int64_t> ? 3
+                                                                                              : 0;
+  static constexpr bool reduces = false;
+  static constexpr bool scans = false;
+  static constexpr bool is_const = true;
+  using value_type = void;
+};
+template <class F, class Tag>
+struct TaggedOperatorShape<F, Tag, std::void_t<decltype(TaggedArgs<F, Tag>::args(&F::operator()))>>
+    : ArgumentShape<decltype(TaggedArgs<F, Tag>::args(&F::operator())), true> {};
+
+/// The shape of F's operator() for a policy with work tag Tag (void: none).
+template <class F, class Tag>
+struct ShapeFor : TaggedOperatorShape<F, Tag> {};
+template <class F>
+struct ShapeFor<F, void> : OperatorShape<F> {};
+
+/// Whether F has an operator() for untagged policies, which LIGHTNING_KERNEL registers at
+/// once (the tagged ones are registered per tag, when a launch names the tag). A functor
+/// whose only operator() is malformed is registered, so that its error shows.
+template <class F>
+inline constexpr bool has_untagged_operator_v =
+    OperatorShape<F>::single ? !OperatorShape<F>::first_is_tag
+                             : OperatorShape<F>::rank >= 1 || takes_team_member_v<F>;
 
 /// Whether a LIGHTNING_KERNEL functor lists Kokkos::View members: the same program built for
 /// a Kokkos host space (see lightning::ViewOf). Such a functor is not registered: it runs on
@@ -282,20 +348,53 @@ struct ListsKokkosViews {
       Any<decltype(std::declval<const F&>().lightning_kernel_members())>::value;
 };
 
-/// Registers F's KernelInfo (members measured on a value-initialised instance).
-template <class F>
-KernelRegistration register_distributed_kernel(const char* annotation, const char* members,
-                                               const char* source, const char* file);
+/// Registers the KernelInfo of F's operator() for work tag Tag (void: none), named `name`
+/// (members measured on a value-initialised instance).
+template <class F, class Tag = void>
+KernelRegistration register_distributed_kernel(std::string name, const char* annotation,
+                                               const char* members, const char* source);
 
-/// What LIGHTNING_KERNEL calls at static initialisation.
+/// What LIGHTNING_KERNEL calls at static initialisation: registers F's untagged operator().
 template <class F>
 KernelRegistration register_kernel(const char* annotation, const char* members, const char* source,
                                    const char* file) {
-  if constexpr (ListsKokkosViews<F>::value) {
+  if constexpr (ListsKokkosViews<F>::value || !has_untagged_operator_v<F>) {
     return KernelRegistration{};
   } else {
-    return register_distributed_kernel<F>(annotation, members, source, file);
+    return register_distributed_kernel<F>(kernel_name(typeid(F), file), annotation, members,
+                                          source);
   }
+}
+
+/// The annotation of F's operator() for work tag Tag: its LIGHTNING_WORK_TAG's, else the
+/// kernel's.
+template <class F, class Tag, class = void>
+struct WorkTagAnnotation {
+  static const char* get(const char* kernel_annotation) { return kernel_annotation; }
+};
+template <class F, class Tag>
+struct WorkTagAnnotation<
+    F, Tag, std::void_t<decltype(F::lightning_work_tag_annotation(static_cast<Tag*>(nullptr)))>> {
+  static const char* get(const char*) {
+    return F::lightning_work_tag_annotation(static_cast<Tag*>(nullptr));
+  }
+};
+
+/// What LIGHTNING_KERNEL's registration for work tag Tag calls, once, when a launch names
+/// the tag: registers F's operator() for Tag as the kernel "F [Tag]".
+template <class F, class Tag>
+KernelRegistration register_tagged_kernel(const char* annotation, const char* members,
+                                          const char* source, const char* file) {
+  static_assert(is_work_tag_v<Tag> && std::is_default_constructible_v<Tag>,
+                "lightning::Distributed: a work tag is an empty, default-constructible class "
+                "(Kokkos passes a value-initialised one): struct MyTag {};");
+  static_assert(!ListsKokkosViews<F>::value,
+                "lightning::Distributed: the functor's members are Kokkos::Views; distributed "
+                "kernels use lightning::View (lightning::ViewOf<lightning::Distributed, T*>)");
+  const std::string tag = kernel_name(typeid(Tag), nullptr);
+  return register_distributed_kernel<F, Tag>(kernel_name(typeid(F), file) + " [" + tag + "]",
+                                             WorkTagAnnotation<F, Tag>::get(annotation), members,
+                                             source);
 }
 
 /// Adds a kernel parameter of type M named `name`, at byte `offset` of the kernel's bytes: a
@@ -314,11 +413,12 @@ void add_kernel_member(kernel::KernelInfo& info, const std::string& name, std::p
   }
 }
 
-/// The KernelInfo of kernel F named `name`, without its parameters: what its operator()
-/// makes of it (host entry, bytes, reduction, GPU code kind and index rank).
-template <class F>
+/// The KernelInfo of kernel F named `name`, without its parameters: what its operator() for
+/// work tag Tag (void: none) makes of it (host entry, bytes, reduction, GPU code kind and
+/// index rank).
+template <class F, class Tag = void>
 kernel::KernelInfo operator_info(std::string name, const char* annotation) {
-  using Shape = OperatorShape<F>;
+  using Shape = ShapeFor<F, Tag>;
   static_assert(Shape::is_const, "LIGHTNING_KERNEL: operator() must be const");
   constexpr int rank = Shape::rank;
   static_assert(rank >= 1 && rank <= 3,
@@ -336,15 +436,15 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
                   "LIGHTNING_KERNEL: a parallel_scan operator takes one index: "
                   "void operator()(const int i, Value& update, const bool final) const");
     check_functor_reduction<F, Value>();
-    set_host_entry<F, rank, Value, true>(info);
+    set_host_entry<F, rank, Value, true, Tag>(info);
     info.reduction = FunctorReduction<F, Value>::reduction();
   } else if constexpr (Shape::reduces) {
     using Value = typename Shape::value_type;
     check_functor_reduction<F, Value>();
-    set_host_entry<F, rank, Value>(info);
+    set_host_entry<F, rank, Value, false, Tag>(info);
     info.reduction = FunctorReduction<F, Value>::reduction();
   } else {
-    set_host_entry<F, rank, void>(info);
+    set_host_entry<F, rank, void, false, Tag>(info);
   }
   info.device.index_rank = rank;
   if constexpr (takes_team_member_v<F>) {
@@ -355,13 +455,17 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
   return info;
 }
 
-template <class F>
-KernelRegistration register_distributed_kernel(const char* annotation, const char* members,
-                                               const char* source, const char* file) {
+template <class F, class Tag>
+KernelRegistration register_distributed_kernel(std::string name, const char* annotation,
+                                               const char* members, const char* source) {
   static_assert(std::is_default_constructible_v<F>,
                 "LIGHTNING_KERNEL: the functor must be default-constructible (member offsets are "
                 "measured on a value-initialised instance)");
-  kernel::KernelInfo info = operator_info<F>(kernel_name(typeid(F), file), annotation);
+  kernel::KernelInfo info = operator_info<F, Tag>(std::move(name), annotation);
+  if constexpr (!std::is_void_v<Tag>) {
+    info.device.work_tag = kernel_name(typeid(Tag), nullptr);
+    info.description.signature.arrays_shared = true;
+  }
   const std::vector<std::string> names = split_member_list(members);
   const F probe{};
   const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));
@@ -411,19 +515,34 @@ namespace lightning {
 template <class F>
 inline constexpr bool is_kernel_v = detail::IsKernel<F>::value;
 
-/// The registered name and operator source of a LIGHTNING_KERNEL functor.
-template <class F>
+/// The registered name and operator source of a LIGHTNING_KERNEL functor's operator() for
+/// work tag Tag (void: the untagged one).
+template <class F, class Tag = void>
 const detail::KernelRegistration& kernel_registration() {
   static_assert(is_kernel_v<F>, "not a LIGHTNING_KERNEL functor");
-  return F::lightning_kernel_registration_;
+  if constexpr (std::is_void_v<Tag>)
+    return F::lightning_kernel_registration_;
+  else
+    return F::template lightning_tagged_registration_<Tag>;
 }
 }  // namespace lightning
 
-#define LIGHTNING_KERNEL(Name, Annotation, Members, ...)                                       \
-  __VA_ARGS__                                                                                  \
-  auto lightning_kernel_members() const {                                                      \
-    return std::forward_as_tuple Members;                                                      \
-  }                                                                                            \
-  using lightning_kernel_type = Name;                                                          \
-  static inline const ::lightning::detail::KernelRegistration lightning_kernel_registration_ = \
-      ::lightning::detail::register_kernel<Name>(Annotation, #Members, #__VA_ARGS__, __FILE__);
+#define LIGHTNING_KERNEL(Name, Annotation, Members, ...)                                        \
+  __VA_ARGS__                                                                                   \
+  auto lightning_kernel_members() const {                                                       \
+    return std::forward_as_tuple Members;                                                       \
+  }                                                                                             \
+  using lightning_kernel_type = Name;                                                           \
+  static inline const ::lightning::detail::KernelRegistration lightning_kernel_registration_ =  \
+      ::lightning::detail::register_kernel<Name>(Annotation, #Members, #__VA_ARGS__, __FILE__); \
+  template <class LightningWorkTag>                                                             \
+  static inline const ::lightning::detail::KernelRegistration lightning_tagged_registration_ =  \
+      ::lightning::detail::register_tagged_kernel<Name, LightningWorkTag>(Annotation, #Members, \
+                                                                          #__VA_ARGS__, __FILE__);
+
+/// Inside a LIGHTNING_KERNEL functor: the annotation of its operator() for work tag Tag
+/// (`operator()(Tag, const int i) const`), where it differs from the kernel's.
+#define LIGHTNING_WORK_TAG(Tag, Annotation)                          \
+  static constexpr const char* lightning_work_tag_annotation(Tag*) { \
+    return Annotation;                                               \
+  }

@@ -73,18 +73,22 @@ std::string program_label(std::string label) {
   return label;
 }
 
-/// What dispatch needs of a functor: whether it can run distributed, and its operator()'s
-/// shape (for an annotated lambda, the lambda's).
-template <class F>
+/// What dispatch needs of a functor: whether it can run distributed, and the shape of its
+/// operator() for work tag Tag (void: none; for an annotated lambda, the lambda's).
+template <class F, class Tag = void>
 struct DistributedKernel {
   static constexpr bool valid = is_kernel_v<F>;
-  using Shape = OperatorShape<F>;
+  using Shape = ShapeFor<F, Tag>;
 };
-template <class L>
-struct DistributedKernel<AnnotatedLambda<L>> {
+template <class L, class Tag>
+struct DistributedKernel<AnnotatedLambda<L>, Tag> {
   static constexpr bool valid = true;
-  using Shape = OperatorShape<L>;
+  using Shape = ShapeFor<L, Tag>;
 };
+
+/// A policy's work tag (void: none).
+template <class Policy>
+using WorkTagOf = typename Policy::work_tag;
 
 /// The index box of a policy: RangePolicy (rank 1) or MDRangePolicy (rank 2, 3).
 template <class Policy>
@@ -119,9 +123,10 @@ template <class Policy>
 struct IsSupportedPolicy<Policy, std::void_t<decltype(PolicyBox<Policy>::rank)>> : std::true_type {
 };
 
-/// Fills the part of `d` that differs between the kernels of one launch: the kernel, its
-/// bytes and the places of its values and Views. `f` must outlive the launch call.
-template <class F>
+/// Fills the part of `d` that differs between the kernels of one launch: the kernel (F's
+/// operator() for work tag Tag), its bytes and the places of its values and Views. `f` must
+/// outlive the launch call.
+template <class F, class Tag = void>
 void describe_kernel(const F& f, const void* bytes, Dispatch& d,
                      kernel::KernelDescription& lambda_description) {
   d.functor = bytes;
@@ -137,7 +142,7 @@ void describe_kernel(const F& f, const void* bytes, Dispatch& d,
   } else {
     d.values_begin = static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(&f) - base);
     d.values_end = d.values_begin + sizeof(F);
-    d.kernel = kernel_registration<F>().id;
+    d.kernel = kernel_registration<F, Tag>().id;
     d.arrays = kernel_arrays(f);
   }
 }
@@ -181,9 +186,12 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
   static_assert(!lists_kokkos_views<F>(),
                 "lightning::Distributed: the functor's members are Kokkos::Views; distributed "
                 "kernels use lightning::View (lightning::ViewOf<lightning::Distributed, T*>)");
-  static_assert(std::is_void_v<typename Policy::work_tag>,
-                "lightning::Distributed does not support work tags: give the functor one "
-                "operator() without a tag");
+  using Tag = WorkTagOf<Policy>;
+  static_assert(std::is_void_v<Tag> ||
+                    (!IsTeamPolicy<Policy>::value && is_kernel_v<F> && !IsKernelLambda<F>::value),
+                "lightning::Distributed runs work tags on RangePolicy and MDRangePolicy with "
+                "LIGHTNING_KERNEL functors (operator()(Tag, const int i) const); a lambda or a "
+                "TeamPolicy takes no tag");
   if constexpr (IsTeamPolicy<Policy>::value && DistributedKernel<F>::valid) {
     static_assert(takes_team_member_v<F>,
                   "lightning::Distributed: a TeamPolicy kernel's operator() takes the team "
@@ -204,10 +212,20 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
     launch_kernel(std::move(d));
   } else if constexpr (IsSupportedPolicy<Policy>::value && DistributedKernel<F>::valid) {
     using Box = PolicyBox<Policy>;
+    using Shape = typename DistributedKernel<F, Tag>::Shape;
     static_assert(!takes_team_member_v<F>,
                   "lightning::Distributed: this kernel takes a team member: launch it with a "
                   "Kokkos::TeamPolicy");
-    static_assert(DistributedKernel<F>::Shape::rank == Box::rank,
+    static_assert(!std::is_void_v<Tag> || !OperatorShape<F>::first_is_tag,
+                  "lightning::Distributed: the functor's operator() takes a work tag first: "
+                  "launch it with the tag in the policy, RangePolicy<lightning::Distributed, "
+                  "Tag>");
+    static_assert(std::is_void_v<Tag> || Shape::rank > 0,
+                  "lightning::Distributed: the functor has no operator()(Tag, i...) const for "
+                  "the policy's work tag");
+    constexpr bool tag_refused =
+        std::is_void_v<Tag> ? OperatorShape<F>::first_is_tag : Shape::rank == 0;
+    static_assert(Shape::rank == Box::rank || tag_refused,
                   "lightning::Distributed: the functor's operator() takes as many indices as "
                   "the policy has axes (RangePolicy: 1, MDRangePolicy<Rank<N>>: N)");
     Dispatch d;
@@ -218,7 +236,7 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
     d.scan = scan;
     d.label = program_label<F>(dispatch_label());
     kernel::KernelDescription description;
-    describe_kernel(f, std::addressof(f), d, description);
+    describe_kernel<F, Tag>(f, std::addressof(f), d, description);
     launch_kernel(std::move(d));
   }
 }
@@ -227,7 +245,7 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
 /// combining with Reducer (F itself: a sum, as Kokkos does without a reducer).
 template <class F, class Policy, class Reducer>
 void reduce_functor(const F& f, const Policy& policy, void* result) {
-  using Shape = typename DistributedKernel<F>::Shape;
+  using Shape = typename DistributedKernel<F, WorkTagOf<Policy>>::Shape;
   static_assert(DistributedKernel<F>::valid && Shape::reduces,
                 "lightning::Distributed parallel_reduce: the LIGHTNING_KERNEL functor (or "
                 "annotated lambda) needs an operator()(i[, j[, k]], Value& update) const");
@@ -268,7 +286,7 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
 /// value) unless that is null.
 template <class F, class Policy>
 void scan_functor(const F& f, const Policy& policy, void* total) {
-  using Shape = typename DistributedKernel<F>::Shape;
+  using Shape = typename DistributedKernel<F, WorkTagOf<Policy>>::Shape;
   static_assert(!IsTeamPolicy<Policy>::value && PolicyBox<Policy>::rank == 1,
                 "lightning::Distributed parallel_scan runs over a Kokkos::RangePolicy");
   static_assert(DistributedKernel<F>::valid && Shape::scans,
@@ -298,10 +316,13 @@ class ParallelFor<F, Policy, lightning::Distributed> {
   ParallelFor(const F& functor, const Policy& policy) : m_functor(functor), m_policy(policy) {}
 
   void execute() const {
-    static_assert(!lightning::detail::DistributedKernel<F>::Shape::reduces,
+    using Shape =
+        typename lightning::detail::DistributedKernel<F,
+                                                      lightning::detail::WorkTagOf<Policy>>::Shape;
+    static_assert(!Shape::reduces,
                   "lightning::Distributed: this functor reduces (its operator() takes a Value& "
                   "update): launch it with parallel_reduce");
-    static_assert(!lightning::detail::DistributedKernel<F>::Shape::scans,
+    static_assert(!Shape::scans,
                   "lightning::Distributed: this functor scans (its operator() takes a Value& "
                   "update and a bool final): launch it with parallel_scan");
     lightning::detail::launch_functor(m_functor, m_policy, nullptr);

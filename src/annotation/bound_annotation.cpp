@@ -55,7 +55,7 @@ class Binder {
     check_signature();
     bind_variables();
     for (const Rule& rule : ast_.rules) bind_rule(rule);
-    warn_unmentioned();
+    if (!sig_.arrays_shared) warn_unmentioned();
     return std::move(out_);
   }
 

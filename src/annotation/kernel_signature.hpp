@@ -43,6 +43,9 @@ struct NamedConstant {
 struct KernelSignature {
   std::vector<KernelParam> params;
   std::vector<NamedConstant> constants;
+  /// The arrays are shared by several operators (a functor's work tags): an array no rule
+  /// mentions is one this operator does not use, not a slip worth a warning.
+  bool arrays_shared = false;
 
   KernelSignature& add_array(std::string name, DataType type, int rank,
                              bool axes_reversed = false) {
@@ -66,7 +69,7 @@ struct KernelSignature {
   }
 
   friend bool operator==(const KernelSignature& a, const KernelSignature& b) {
-    return a.params == b.params && a.constants == b.constants;
+    return a.params == b.params && a.constants == b.constants && a.arrays_shared == b.arrays_shared;
   }
   friend bool operator!=(const KernelSignature& a, const KernelSignature& b) { return !(a == b); }
 };

@@ -30,6 +30,9 @@ struct DeviceCode {
   std::vector<std::string> includes;  ///< headers the source needs, `#include`d before it
   std::vector<size_t> param_offsets;  ///< byte offset of each signature parameter
   int index_rank = 0;                 ///< kFunctorBody: indices operator() takes (1-3); teams: 1
+  /// kFunctorBody: the qualified name of the Kokkos work tag the entry passes first (the
+  /// policy's, selecting one of the functor's operators); empty: none.
+  std::string work_tag;
   /// The byte offset of the launch's shape in the kernel's bytes: kPorted, its
   /// jit::PortedLaunch; kTeamFunctorBody, its jit::TeamLaunch.
   size_t launch_offset = 0;

@@ -1,5 +1,6 @@
 #include "kernel/functor_source.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <regex>
 
@@ -31,33 +32,8 @@ bool declares(const std::string& source, const std::string& name) {
          std::regex_search(source, std::regex("\\btypedef\\b[^;]*\\b" + name + "\\s*;"));
 }
 
-}  // namespace
-
-std::string parameter_type(const std::string& source, int index) {
-  const size_t op = source.find("operator()");
-  if (op == std::string::npos) return {};
-  size_t begin = source.find('(', op + std::string("operator()").size());
-  if (begin == std::string::npos) return {};
-  ++begin;
-  // A parameter ends at a ',' or ')' outside template arguments and parentheses.
-  int depth = 0;
-  size_t end = begin;
-  for (int p = 0;; ++end) {
-    if (end >= source.size()) return {};
-    const char c = source[end];
-    if (c == '<' || c == '(') ++depth;
-    if ((c == '>' || c == ')') && depth > 0) {
-      --depth;
-      continue;
-    }
-    if (depth == 0 && (c == ',' || c == ')')) {
-      if (p == index) break;
-      if (c == ')') return {};
-      ++p;
-      begin = end + 1;
-    }
-  }
-  std::string param = source.substr(begin, end - begin);
+// The spelling of one parameter's type: without `const`, `typename`, `&` and its name.
+std::string spelling_of(std::string param) {
   param = drop_word(drop_word(param, "const"), "typename");
   // The parameter's name follows the last & (or the type, when passed by value).
   const size_t amp = param.find_last_of('&');
@@ -72,6 +48,103 @@ std::string parameter_type(const std::string& source, int index) {
   param = trim(param);
   // Spaces around :: and <> are not part of the spelling.
   return std::regex_replace(param, std::regex("\\s*(::|<|>|,)\\s*"), "$1");
+}
+
+// The names GPU code knows without a declaration: the fundamental types and <cstdint>'s.
+const std::regex& known_types() {
+  static const std::regex known(
+      "(bool|char|short|int|long|signed|unsigned|float|double|size_t|ptrdiff_t|u?int(8|16|32|"
+      "64)_t|auto)( (int|long|char|short))*");
+  return known;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> operator_parameter_types(const std::string& source) {
+  std::vector<std::vector<std::string>> operators;
+  const std::string keyword = "operator()";
+  for (size_t op = source.find(keyword); op != std::string::npos;
+       op = source.find(keyword, op + keyword.size())) {
+    size_t begin = source.find_first_not_of(" \t\n", op + keyword.size());
+    if (begin == std::string::npos || source[begin] != '(') continue;
+    ++begin;
+    // A parameter ends at a ',' or ')' outside template arguments and parentheses.
+    std::vector<std::string> params;
+    int depth = 0;
+    for (size_t end = begin; end < source.size(); ++end) {
+      const char c = source[end];
+      if (c == '<' || c == '(') ++depth;
+      if ((c == '>' || c == ')') && depth > 0) {
+        --depth;
+        continue;
+      }
+      if (depth == 0 && (c == ',' || c == ')')) {
+        const std::string spelling = spelling_of(source.substr(begin, end - begin));
+        if (!spelling.empty()) params.push_back(spelling);
+        begin = end + 1;
+        if (c == ')') break;
+      }
+    }
+    operators.push_back(std::move(params));
+  }
+  return operators;
+}
+
+std::string parameter_type(const std::string& source, int index) {
+  const auto operators = operator_parameter_types(source);
+  if (operators.empty() || index < 0 || static_cast<size_t>(index) >= operators[0].size())
+    return {};
+  return operators[0][static_cast<size_t>(index)];
+}
+
+WorkTagCode work_tag_code(const std::string& source, const std::string& tag) {
+  // The tag's name without the anonymous namespaces the demangler writes.
+  std::string name = std::regex_replace(tag, std::regex("\\(anonymous namespace\\)::"), "");
+  WorkTagCode code;
+  std::vector<std::string> declared;
+  const auto operators = operator_parameter_types(source);
+  size_t matched = 0;
+  for (size_t op = 0; op < operators.size(); ++op) {
+    if (operators[op].empty()) continue;
+    std::string spelling = operators[op][0];
+    if (spelling.rfind("::", 0) == 0) spelling = spelling.substr(2);
+    const bool qualified = spelling.find("::") != std::string::npos;
+    const bool plain = std::regex_match(spelling, std::regex("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-"
+                                                             "Za-z0-9_]*)*"));
+    if (!plain || std::regex_match(spelling, known_types()) || declares(source, spelling) ||
+        spelling.rfind("Kokkos::", 0) == 0 || spelling.rfind("lightning::", 0) == 0)
+      continue;  // an index type, or a name GPU code knows
+    if (std::find(declared.begin(), declared.end(), spelling) == declared.end()) {
+      declared.push_back(spelling);
+      if (qualified) {
+        // a::b::C: nested namespaces are enough for GPU code to find a::b::C.
+        std::string opened, closed;
+        size_t from = 0;
+        for (size_t at = spelling.find("::"); at != std::string::npos;
+             from = at + 2, at = spelling.find("::", from)) {
+          opened += "namespace " + spelling.substr(from, at - from) + " { ";
+          closed += " }";
+        }
+        code.global_declarations +=
+            opened + "struct " + spelling.substr(from) + " {};" + closed + "\n";
+      } else {
+        code.member_declarations += "  struct " + spelling + " {};  // a work tag\n";
+      }
+    }
+    // The launched tag: the longest spelling that ends its qualified name.
+    const bool ends_name =
+        name == spelling ||
+        (name.size() > spelling.size() + 2 &&
+         name.compare(name.size() - spelling.size(), spelling.size(), spelling) == 0 &&
+         name.compare(name.size() - spelling.size() - 2, 2, "::") == 0);
+    if (!name.empty() && ends_name && spelling.size() > matched) {
+      matched = spelling.size();
+      code.operator_index = static_cast<int>(op);
+      code.value =
+          (qualified ? "::" + spelling : "lightning_generated::Functor::" + spelling) + "()";
+    }
+  }
+  return code;
 }
 
 std::string team_member_declaration(const std::string& source) {
@@ -92,13 +165,14 @@ std::string team_member_declaration(const std::string& source) {
 }
 
 std::string value_type_declaration(const std::string& source, int index,
-                                   const std::string& value_type) {
-  // The names GPU code knows without a declaration: the fundamental types and <cstdint>'s.
-  static const std::regex known(
-      "(bool|char|short|int|long|signed|unsigned|float|double|size_t|ptrdiff_t|u?int(8|16|32|"
-      "64)_t|auto)");
-  const std::string type = parameter_type(source, index);
-  if (!is_identifier(type) || std::regex_match(type, known) || declares(source, type)) return {};
+                                   const std::string& value_type, int operator_index) {
+  const auto operators = operator_parameter_types(source);
+  if (operator_index < 0 || static_cast<size_t>(operator_index) >= operators.size()) return {};
+  const auto& params = operators[static_cast<size_t>(operator_index)];
+  if (index < 0 || static_cast<size_t>(index) >= params.size()) return {};
+  const std::string& type = params[static_cast<size_t>(index)];
+  if (!is_identifier(type) || std::regex_match(type, known_types()) || declares(source, type))
+    return {};
   return "using " + type + " = " + value_type + ";";
 }
 

@@ -4,8 +4,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace lightning::kernel {
+
+/// The parameters' types of each `operator()` in `source`, in order, as spelt (without
+/// `const`, `&` and the parameters' names).
+std::vector<std::vector<std::string>> operator_parameter_types(const std::string& source);
 
 /// The type of parameter `index` (from 0) of the first `operator()` in `source`, as spelt,
 /// without `const`, `&` and the parameter's name: "member_type" for parameter 0 of
@@ -19,12 +24,27 @@ std::string parameter_type(const std::string& source, int index);
 /// the spelling needs nothing (Kokkos' and lightning's own names).
 std::string team_member_declaration(const std::string& source);
 
-/// The declaration GPU code needs before `source` so that the type of the operator's value
-/// parameter (`index`: after the indices) names `value_type`: `using T = double;` for
-/// `(const int i, T& update, const bool final)` written in a template over T, whose
-/// parameter GPU code cannot see; empty when the spelling needs nothing (a fundamental or
-/// <cstdint> type, a qualified name, a type the source declares itself).
+/// The declaration GPU code needs before `source` so that the type of the value parameter
+/// (`index`: after the indices) of its operator number `operator_index` names `value_type`:
+/// `using T = double;` for `(const int i, T& update, const bool final)` written in a
+/// template over T, whose parameter GPU code cannot see; empty when the spelling needs
+/// nothing (a fundamental or <cstdint> type, a qualified name, a type the source declares
+/// itself).
 std::string value_type_declaration(const std::string& source, int index,
-                                   const std::string& value_type);
+                                   const std::string& value_type, int operator_index = 0);
+
+/// What GPU code needs to call the operator of a functor's source for the work tag `tag`
+/// (its qualified name; empty: the untagged operator): every work tag the operators take
+/// first, declared as an empty class (an unqualified spelling inside the functor's struct, a
+/// qualified one in namespaces of its qualifiers), and the expression of the launched tag's
+/// value.
+struct WorkTagCode {
+  std::string member_declarations;  ///< inside the generated functor struct
+  std::string global_declarations;  ///< before it, at namespace scope
+  std::string value;                ///< e.g. "lightning_generated::Functor::Init()"; empty: no
+                                    ///< operator takes `tag`
+  int operator_index = -1;          ///< the operator taking `tag`, in source order
+};
+WorkTagCode work_tag_code(const std::string& source, const std::string& tag);
 
 }  // namespace lightning::kernel

@@ -190,6 +190,12 @@ TEST(BoundAnnotation, WarnsAboutArraysNoRuleMentions) {
             "                     ^");
   EXPECT_NE(b.warnings()[1].message.find("'s'"), std::string::npos);
   EXPECT_TRUE(bind("global [i, j] => read A[i], write B[i, j], reduce(+) s").warnings().empty());
+  // The arrays of a functor's work tags are shared by its operators: one need not use all.
+  KernelSignature shared = test_signature();
+  shared.arrays_shared = true;
+  EXPECT_TRUE(BoundAnnotation::bind(parse_annotation("global i => read A[i]"), shared, 2)
+                  .warnings()
+                  .empty());
 }
 
 TEST(BoundAnnotation, AcceptsDenseAndParameterDependentReducePatterns) {

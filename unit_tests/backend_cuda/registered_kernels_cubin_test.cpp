@@ -41,6 +41,27 @@ std::set<std::string> adapter_test_kernels() {
           .name,
       lightning::kernel_registration<lk_test::Rank3<LView<int64_t***>, LView<int64_t***>>>().name,
       lightning::kernel_registration<lk_test::Rank3Sum<LView<int64_t***>>>().name,
+      // Work tags: one kernel per tag, the tags declared for GPU code.
+      lightning::kernel_registration<lk_test::Phases<LView<int64_t*>, LView<int64_t*>>>().name,
+      lightning::kernel_registration<lk_test::Phases<LView<int64_t*>, LView<int64_t*>>,
+                                     lk_test::FillTag>()
+          .name,
+      lightning::kernel_registration<lk_test::Phases<LView<int64_t*>, LView<int64_t*>>,
+                                     lk_test::tags::Smooth>()
+          .name,
+      lightning::kernel_registration<
+          lk_test::Phases<LView<int64_t*>, LView<int64_t*>>,
+          lk_test::Phases<LView<int64_t*>, LView<int64_t*>>::WeightedSum>()
+          .name,
+      lightning::kernel_registration<lk_test::Phases<LView<int64_t*>, LView<int64_t*>>,
+                                     lk_test::Phases<LView<int64_t*>, LView<int64_t*>>::Prefix>()
+          .name,
+      lightning::kernel_registration<lk_test::GridPhases<LView<int64_t**>>,
+                                     lk_test::GridPhases<LView<int64_t**>>::Mark>()
+          .name,
+      lightning::kernel_registration<lk_test::GridPhases<LView<int64_t**>>,
+                                     lk_test::GridPhases<LView<int64_t**>>::CountAbove>()
+          .name,
       lightning::kernel_registration<
           lk_test::ComplexMultiply<LView<const lightning::float2*>, LView<const lightning::float2*>,
                                    LView<lightning::float2*>>>()

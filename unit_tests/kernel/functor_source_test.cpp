@@ -53,6 +53,38 @@ TEST(FunctorSource, DeclaresTheValueTypeOfATemplateGpuCodeWouldNotKnow) {
   EXPECT_EQ(value_type_declaration("void operator()(int i) const {}", 1, "double"), "");
 }
 
+TEST(FunctorSource, DeclaresTheWorkTagsAndPassesTheLaunchedOne) {
+  const std::string source =
+      "void operator()(const Fill, const int i) const { x(i) = 1; }\n"
+      "void operator()(const app::phase::Smooth& tag, const int i) const {}\n"
+      "void operator()(Sum, const int i, T& s) const { s += x(i); }\n"
+      "void operator()(const int i) const { y(i) = x(i); }";
+  const WorkTagCode fill = work_tag_code(source, "app::Fill");
+  EXPECT_EQ(fill.member_declarations,
+            "  struct Fill {};  // a work tag\n  struct Sum {};  // a work tag\n");
+  EXPECT_EQ(fill.global_declarations, "namespace app { namespace phase { struct Smooth {}; } }\n");
+  EXPECT_EQ(fill.value, "lightning_generated::Functor::Fill()");
+  EXPECT_EQ(fill.operator_index, 0);
+  const WorkTagCode smooth = work_tag_code(source, "app::phase::Smooth");
+  EXPECT_EQ(smooth.value, "::app::phase::Smooth()");
+  EXPECT_EQ(smooth.operator_index, 1);
+  // A tag in an anonymous namespace, spelt by its own name; the value type after the tag.
+  const WorkTagCode sum = work_tag_code(source, "(anonymous namespace)::Sum");
+  EXPECT_EQ(sum.operator_index, 2);
+  EXPECT_EQ(value_type_declaration(source, 2, "double", sum.operator_index), "using T = double;");
+  // The untagged operator: the tags declared, none passed; a tag no operator takes: none.
+  EXPECT_EQ(work_tag_code(source, "").value, "");
+  EXPECT_EQ(work_tag_code(source, "").member_declarations, fill.member_declarations);
+  EXPECT_EQ(work_tag_code(source, "app::Other").value, "");
+  EXPECT_EQ(work_tag_code(source, "app::Fill").operator_index, 0);
+  // Index types are not tags.
+  EXPECT_EQ(work_tag_code("void operator()(const int64_t i) const {}\n"
+                          "void operator()(unsigned long i, const Kokkos::Foo j) const {}",
+                          "")
+                .member_declarations,
+            "");
+}
+
 TEST(FunctorSource, DeclaresTheMemberTypeGpuCodeWouldNotKnow) {
   EXPECT_EQ(team_member_declaration("void operator()(const member_type& team) const {}"),
             "using member_type = lightning::TeamMember;");

@@ -232,3 +232,60 @@ struct ComplexMultiply {
 };
 
 }  // namespace lk_test
+
+namespace lk_test {
+
+/// Work tags: one at namespace scope (spelt unqualified by the functor), one in a nested
+/// namespace (spelt qualified), the others nested in the functors.
+struct FillTag {};
+namespace tags {
+struct Smooth {};
+}  // namespace tags
+
+/// One functor, several phases picked by work tags, each with its own annotation: fill x,
+/// smooth x into y (over 1..n-2), a weighted sum of y, an exclusive prefix sum of x into y,
+/// and an untagged operator (y = 2x) under the kernel's own annotation.
+template <class X, class Y>
+struct Phases {
+  struct WeightedSum {};
+  struct Prefix {};
+  X x;
+  Y y;
+  int64_t shift = 0;
+  LIGHTNING_WORK_TAG(FillTag, "global i => write x[i]")
+  LIGHTNING_WORK_TAG(tags::Smooth, "global i => read x[i-1:i+1], write y[i]")
+  LIGHTNING_WORK_TAG(WeightedSum, "global i => read y[i]")
+  LIGHTNING_WORK_TAG(Prefix, "global i => read x[i], write y[i]")
+  LIGHTNING_KERNEL(
+      Phases, "global i => read x[i], write y[i]", (x, y, shift),
+      KOKKOS_INLINE_FUNCTION void operator()(const FillTag, const int i)
+          const { x(i) = (i * 7 + shift) % 11 - 5; } KOKKOS_INLINE_FUNCTION void
+          operator()(const tags::Smooth&, const int i)
+              const { y(i) = x(i - 1) + 2 * x(i) + x(i + 1); } KOKKOS_INLINE_FUNCTION void
+              operator()(WeightedSum, const int i, int64_t& sum)
+                  const { sum += y(i) * (i % 3 + 1); } KOKKOS_INLINE_FUNCTION void
+                  operator()(Prefix, const int i, int64_t& update, const bool final) const {
+                    if (final) y(i) = update;
+                    update += x(i);
+                  } KOKKOS_INLINE_FUNCTION void
+                  operator()(const int i) const { y(i) = 2 * x(i); })
+};
+
+/// Tagged operators only, over two axes: a parallel_for under the kernel's annotation (its
+/// tag has no LIGHTNING_WORK_TAG) and a reduction under its own.
+template <class A>
+struct GridPhases {
+  struct Mark {};
+  struct CountAbove {};
+  A a;
+  int64_t floor = 0;
+  LIGHTNING_WORK_TAG(CountAbove, "global [i, j] => read a[i, j]")
+  LIGHTNING_KERNEL(
+      GridPhases, "global [i, j] => write a[i, j]", (a, floor),
+      KOKKOS_INLINE_FUNCTION void operator()(Mark, const int i, const int j)
+          const { a(i, j) = (31 * i + 17 * j) % 23; } KOKKOS_INLINE_FUNCTION void
+          operator()(CountAbove, const int i, const int j, int64_t& count)
+              const { count += a(i, j) > floor ? 1 : 0; })
+};
+
+}  // namespace lk_test

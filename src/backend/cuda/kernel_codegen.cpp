@@ -246,7 +246,8 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info,
 // for the tile's aggregate, then, once the tile has its prefix, each round's contributions
 // (the operator from the identity) are scanned across the warp and every index runs with
 // final = true from its exclusive prefix.
-void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization& spec) {
+void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization& spec,
+                            const std::string& tag_argument) {
   const int block = spec.block_size;
   const std::string t(name_of(spec.reduction.type));
   const std::string identity = identity_literal(spec.reduction.op, spec.reduction.type);
@@ -291,7 +292,8 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "    // The warp's sum, then the warps' in order.\n"
       << "    " << t << " own = " << identity << ";\n"
       << "#pragma unroll 4\n"
-      << "    for (int64_t i = warp_first + lane; i < warp_end; i += 32) f(i, own, false);\n"
+      << "    for (int64_t i = warp_first + lane; i < warp_end; i += 32) f(" << tag_argument
+      << "i, own, false);\n"
       << "    for (unsigned d = 16; d > 0; d /= 2)\n"
       << "      own = scan_join(own, " << shuffle("__shfl_xor_sync(0xffffffffu, own, d)") << ");\n"
       << "    if (lane == 0) warp_sums[warp] = own;\n"
@@ -359,7 +361,7 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "    for (int64_t base = warp_first; base < warp_end; base += 32) {\n"
       << "      const int64_t i = base + lane;\n"
       << "      " << t << " inclusive_sum = " << identity << ";\n"
-      << "      if (i < warp_end) f(i, inclusive_sum, false);\n"
+      << "      if (i < warp_end) f(" << tag_argument << "i, inclusive_sum, false);\n"
       << "      for (unsigned d = 1; d < 32; d *= 2) {\n"
       << "        const " << t
       << " n = " << shuffle("__shfl_up_sync(0xffffffffu, inclusive_sum, d)") << ";\n"
@@ -368,7 +370,7 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "      const " << t
       << " earlier = " << shuffle("__shfl_up_sync(0xffffffffu, inclusive_sum, 1)") << ";\n"
       << "      " << t << " value = lane == 0 ? running : scan_join(running, earlier);\n"
-      << "      if (i < warp_end) f(i, value, true);\n"
+      << "      if (i < warp_end) f(" << tag_argument << "i, value, true);\n"
       << "      running = scan_join(running, "
       << shuffle("__shfl_sync(0xffffffffu, inclusive_sum, 31)") << ");\n"
       << "    }\n"
@@ -393,16 +395,28 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   const bool by_reducer = reduces && spec.reduction.is_custom();
   const std::string value_type = by_reducer ? std::string("lightning_generated::Value")
                                             : std::string(name_of(spec.reduction.type));
+  // Work tags: every tag the operators take is declared for GPU code (as an empty class, as
+  // Kokkos' tags are), and the launched one is the operator's first argument.
+  const kernel::WorkTagCode tag = kernel::work_tag_code(info.device.source, info.device.work_tag);
+  if (!info.device.work_tag.empty() && tag.value.empty())
+    fail(info, "no operator() in its source takes the work tag '" + info.device.work_tag +
+                   "' first, spelt as a plain or qualified class name");
+  const std::string tag_argument = tag.value.empty() ? "" : tag.value + ", ";
   std::ostringstream out;
   write_prelude(out, info, spec);
+  if (!tag.global_declarations.empty())
+    out << "\n// The work tags the operators take.\n" << tag.global_declarations;
   out << "\nnamespace lightning_generated {\n\n";
   std::string body = reflow_source(info.device.source);
   // The value's type as the operator spells it, where GPU code would not know the name (a
   // template's parameter).
   const std::string declaration =
-      reduces && !by_reducer ? kernel::value_type_declaration(info.device.source, rank, value_type)
-                             : std::string();
+      reduces && !by_reducer
+          ? kernel::value_type_declaration(info.device.source, rank + (tag.value.empty() ? 0 : 1),
+                                           value_type, std::max(tag.operator_index, 0))
+          : std::string();
   if (!declaration.empty()) body = "  " + declaration + "\n" + body;
+  body = tag.member_declarations + body;
   write_struct(out, info, "Functor", members, body);
   out << "\n}  // namespace lightning_generated\n\n";
 
@@ -437,10 +451,11 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
            "static_cast<I>(threadIdx.x);\n"
         << "       t < volume; t += stride) {\n";
     if (rank == 2) {
-      out << "    g(lo0 + t / n1, lo1 + t % n1" << extra << ");\n";
+      out << "    g(" << tag_argument << "lo0 + t / n1, lo1 + t % n1" << extra << ");\n";
     } else {
       out << "    const I r = t % (n1 * n2);\n"
-          << "    g(lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2" << extra << ");\n";
+          << "    g(" << tag_argument << "lo0 + t / (n1 * n2), lo1 + r / n2, lo2 + r % n2" << extra
+          << ");\n";
     }
     out << "  }\n}\n\n}  // namespace lightning_generated\n\n";
   }
@@ -463,7 +478,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
         << "  for (int64_t i = box.lo[0] + static_cast<int64_t>(blockIdx.x) * blockDim.x + "
            "threadIdx.x; i < hi;\n"
         << "       i += step)\n"
-        << "    f(i" << extra << ");\n";
+        << "    f(" << tag_argument << "i" << extra << ");\n";
   } else {
     // 32 bits when every index, the volume and the last loop step fit (they do for any
     // superblock of fewer than 2^31 threads in arrays of fewer than 2^31 rows). Only the
@@ -508,7 +523,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
         << "*>(partials)[blockIdx.x] = scratch[0];\n";
   }
   out << "}\n";
-  if (scans) write_scan_final_entry(out, spec);
+  if (scans) write_scan_final_entry(out, spec, tag_argument);
   if (rank > 1 || reduces) return {out.str(), kEntryName, "", file_name_of(info.name)};
   // Rank 1 without reduction: also the shape of a hand-written kernel, one index per thread
   // and no loop, for grids that cover the box (the runtime's, up to 2^32 threads). The loop
@@ -519,7 +534,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
       << parameters << " {\n"
       << "  const int64_t i = box.lo[0] + static_cast<int64_t>(blockIdx.x) * blockDim.x + "
          "threadIdx.x;\n"
-      << "  if (i < box.hi[0]) f(i);\n"
+      << "  if (i < box.hi[0]) f(" << tag_argument << "i);\n"
       << "}\n";
   return {out.str(), kEntryName, kCoverEntryName, file_name_of(info.name)};
 }
