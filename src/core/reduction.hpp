@@ -45,6 +45,9 @@ struct Reduction {
                           void (*join)(void*, const void*) = nullptr);
 
   bool is_custom() const { return op == ReduceOp::kCustom; }
+  /// A kernel's value that only the Kokkos reducer its launch names folds (MinLoc, ...): a
+  /// custom reduction with neither a registered reducer nor functions of its own.
+  bool awaits_launch_reducer() const { return is_custom() && reducer == 0 && !custom_join; }
   /// The identity's bytes (value_size of them): 0 for +, 1 for *, the largest value
   /// (+infinity) for min, the lowest (-infinity) for max. Error(kInternal) for kCustom.
   std::vector<uint8_t> identity() const;

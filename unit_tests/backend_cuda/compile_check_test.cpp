@@ -35,8 +35,15 @@ TEST(CompileCheck, EveryKernelIsCompiledAndFailuresNameTheKernel) {
       "check::broken",
       "__device__ void broken(dim3 b, lightning::Vector<float> v) {\n  v[0] = nowhere;\n}",
       "broken", params, "global i => write v[i]"));
+  // A value only its launch's Kokkos reducer folds: skipped, not failed.
+  kernel::KernelInfo awaiting = lightning::detail::ported_kernel_info(
+      "check::awaits_reducer",
+      "__device__ void awaits(dim3 b, lightning::Vector<float> v) { v[0] = 1; }", "awaits",
+      params, "global i => write v[i]");
+  awaiting.reduction = Reduction::custom(16);
+  kernel::KernelRegistry::add(std::move(awaiting));
   const auto results = compile_registered_kernels(*Architecture::parse("sm_90"));
-  bool fine = false, broken = false;
+  bool fine = false, broken = false, skipped = false;
   for (const KernelCompileResult& r : results) {
     if (r.kernel == "check::fine") {
       fine = true;
@@ -50,8 +57,16 @@ TEST(CompileCheck, EveryKernelIsCompiledAndFailuresNameTheKernel) {
       EXPECT_NE(r.error.find("identifier \"nowhere\" is undefined"), std::string::npos) << r.error;
       EXPECT_NE(r.error.find("v[0] = nowhere;"), std::string::npos) << r.error;  // its line
     }
+    if (r.kernel == "check::awaits_reducer") {
+      skipped = true;
+      EXPECT_TRUE(r.skipped);
+      EXPECT_FALSE(r.compiled);
+      EXPECT_EQ(r.error, "");
+    } else {
+      EXPECT_FALSE(r.skipped) << r.kernel;
+    }
   }
-  EXPECT_TRUE(fine && broken);
+  EXPECT_TRUE(fine && broken && skipped);
 }
 
 }  // namespace

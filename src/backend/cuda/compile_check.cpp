@@ -44,6 +44,11 @@ std::vector<KernelCompileResult> compile_registered_kernels(const Architecture& 
     const kernel::KernelInfo& info = kernel::KernelRegistry::get(id);
     KernelCompileResult r;
     r.kernel = info.name;
+    if (info.reduction && info.reduction->awaits_launch_reducer()) {
+      r.skipped = true;
+      results.push_back(std::move(r));
+      continue;
+    }
     try {
       KernelSpecialization spec;
       if (info.reduction) spec.reduction = *info.reduction;

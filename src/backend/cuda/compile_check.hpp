@@ -22,12 +22,16 @@ struct Architecture {
 struct KernelCompileResult {
   std::string kernel;
   bool compiled = false;
+  /// Not compiled, and no failure: its value folds only with the Kokkos reducer its launch
+  /// names (MinLoc, ...), so its code is specialised, and compiled, at the launch.
+  bool skipped = false;
   size_t cubin_bytes = 0;
   std::string error;  ///< the NVRTC error with the kernel's name, log and source lines
 };
 
 /// Compiles every registered kernel (KernelRegistry) for `arch`, in registration-id order;
-/// reduction kernels with the reduction they are written for. A kernel without GPU code
+/// reduction kernels with the reduction they are written for (those whose value only the
+/// launch's reducer folds are skipped). A kernel without GPU code
 /// (a lambda, a team kernel in this version) fails with the error a GPU launch would give.
 std::vector<KernelCompileResult> compile_registered_kernels(const Architecture& arch);
 

@@ -34,6 +34,13 @@ std::chrono::steady_clock::time_point now() {
   return std::chrono::steady_clock::now();
 }
 
+/// Launch scratch (scan states, team partials and level-1 slices) is carved in pieces of
+/// this alignment, so that each piece starts where any value type may.
+constexpr uint64_t kAlign = 256;
+uint64_t aligned(uint64_t bytes) {
+  return (bytes + kAlign - 1) / kAlign * kAlign;
+}
+
 }  // namespace
 
 int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors) {
@@ -484,8 +491,6 @@ void CudaDevice::issue_scan_final(KernelRun& run, const Functions& functions,
                     " (use more superblocks)\n  " + where);
   const int64_t blocks =
       std::min<int64_t>(tiles, int64_t{8} * std::max(1, context_.gpu().multiprocessors));
-  constexpr uint64_t kAlign = 256;
-  auto aligned = [](uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; };
   const uint64_t counters = aligned(sizeof(unsigned) * static_cast<uint64_t>(tiles + 1));
   const uint64_t values = aligned(run.reduction.value_size * static_cast<uint64_t>(tiles));
   const CUdeviceptr base = scratch(counters + 2 * values, run.name);
@@ -542,15 +547,13 @@ void CudaDevice::issue_team(KernelRun& run, const Functions& functions, const ji
   const bool reduction = run.partial != nullptr;
   const int64_t sms = std::max(1, context_.gpu().multiprocessors);
   int64_t blocks = std::min<int64_t>(teams, reduction ? sms * 32 : int64_t{1} << 30);
-  constexpr uint64_t kAlign = 256;
-  const uint64_t level1_slice = (level1 + kAlign - 1) / kAlign * kAlign;
+  const uint64_t level1_slice = aligned(level1);
   constexpr uint64_t kLevel1Budget = uint64_t{1} << 30;  // bytes of level-1 scratch at most
   if (level1_slice > 0)
     blocks = std::min<int64_t>(blocks, std::max<uint64_t>(1, kLevel1Budget / level1_slice));
   blocks = std::max<int64_t>(blocks, 1);
   const uint64_t vs = reduction ? run.reduction.value_size : 0;
-  const uint64_t partial_bytes =
-      (static_cast<uint64_t>(blocks) * vs + kAlign - 1) / kAlign * kAlign;
+  const uint64_t partial_bytes = aligned(static_cast<uint64_t>(blocks) * vs);
   const CUdeviceptr base =
       scratch(kAlign + partial_bytes + static_cast<uint64_t>(blocks) * level1_slice, run.name);
   CUdeviceptr partials = base + kAlign;
