@@ -8,6 +8,22 @@ function(run)
 endfunction()
 
 file(REMOVE_RECURSE ${WORK_DIR})
+# Against another Kokkos (KOKKOS_ROOT, e.g. a user's Kokkos 4, static or shared): the library
+# is first built here against it, as a user would, and must come out static exactly when that
+# Kokkos is.
+if(DEFINED KOKKOS_ROOT)
+  run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/lightning -G ${GENERATOR}
+      -DKokkos_ROOT=${KOKKOS_ROOT} -DCMAKE_BUILD_TYPE=Release -DLIGHTNING_BUILD_TESTS=OFF
+      -DLIGHTNING_BUILD_EXAMPLES=OFF -DLIGHTNING_BUILD_PERF_TESTS=OFF)
+  run(${CMAKE_COMMAND} --build ${WORK_DIR}/lightning)
+  set(BUILD_DIR ${WORK_DIR}/lightning)
+  file(GLOB _kokkos_static ${KOKKOS_ROOT}/lib*/libkokkoscore.a)
+  file(GLOB _lightning_static ${WORK_DIR}/lightning/liblightning_kokkos.a)
+  if(NOT "${_kokkos_static}" STREQUAL "" AND "${_lightning_static}" STREQUAL "")
+    message(FATAL_ERROR "Kokkos at ${KOKKOS_ROOT} is static, lightning_kokkos is not")
+  endif()
+  set(KOKKOS_DIR "")
+endif()
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 # Installed executables start from the prefix alone (their RPATH finds the library).
 run(${CMAKE_COMMAND} -E env --unset=LD_LIBRARY_PATH ${WORK_DIR}/prefix/bin/lightning-info
@@ -22,7 +38,13 @@ list(REMOVE_DUPLICATES _includes)
 if(NOT _includes STREQUAL "\${_IMPORT_PREFIX}/include")
   message(FATAL_ERROR "installed include path is not <prefix>/include alone: ${_includes}")
 endif()
+# The consumer finds the Kokkos the package was built with (recorded in its config), or the
+# one named here.
+set(_kokkos_option "")
+if(KOKKOS_DIR)
+  set(_kokkos_option -DKokkos_DIR=${KOKKOS_DIR})
+endif()
 run(${CMAKE_COMMAND} -S ${CONSUMER_SOURCE} -B ${WORK_DIR}/build -G ${GENERATOR}
-    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DKokkos_DIR=${KOKKOS_DIR})
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix ${_kokkos_option})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${MPIEXEC} -np 2 --oversubscribe ${WORK_DIR}/build/consumer)

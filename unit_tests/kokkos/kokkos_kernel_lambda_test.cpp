@@ -31,9 +31,7 @@ LView<D> distributed_copy(const KView<D>& h, const lightning::DataDistribution& 
   return v;
 }
 
-int uniform(std::mt19937& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+using lk_test::uniform;
 
 TEST(KokkosKernelLambda, ForLoopsMatchTheHostSpaceOverRandomShapes) {
   std::mt19937 rng(17);

@@ -186,9 +186,7 @@ LView<T*> distributed_copy(const KView<T*>& h, int64_t chunk) {
   return v;
 }
 
-int uniform(std::mt19937& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+using lk_test::uniform;
 
 TEST(KokkosReducers, LogicalAndBitwiseReducersMatchTheHostSpace) {
   std::mt19937 rng(31);

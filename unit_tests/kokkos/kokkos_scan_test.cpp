@@ -87,17 +87,9 @@ using lk_test::Host;
 using lk_test::KView;
 using lk_test::LView;
 
-int uniform(std::mt19937& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+using lk_test::uniform;
 
-/// A work distribution of superblocks of about `n / parts` indices: blocks, or cyclic ones
-/// (superblocks of one device interleaved with the others').
-Exec random_space(std::mt19937& rng, int n) {
-  const int size = std::max(1, n / uniform(rng, 1, 9));
-  return uniform(rng, 0, 1) ? Exec(lightning::work::block(size))
-                            : Exec(lightning::work::cyclic(std::max(1, size / 3)));
-}
+using lk_test::random_space;
 
 template <class T>
 void expect_prefix_sums_match(std::mt19937& rng, int n) {

@@ -2,8 +2,10 @@
 // (with lightning::Views): one body, two back ends.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -36,6 +38,19 @@ std::string error_of(F&& launch) {
     return e.what();
   }
   return "";
+}
+
+/// A uniform integer in [lo, hi].
+inline int uniform(std::mt19937& rng, int lo, int hi) {
+  return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+
+/// A work distribution of superblocks of about `n / parts` indices: blocks, or cyclic ones
+/// (superblocks of one device interleaved with the others').
+inline Exec random_space(std::mt19937& rng, int n) {
+  const int size = std::max(1, n / uniform(rng, 1, 9));
+  return uniform(rng, 0, 1) ? Exec(lightning::work::block(size))
+                            : Exec(lightning::work::cyclic(std::max(1, size / 3)));
 }
 
 /// A host copy of a distributed View.

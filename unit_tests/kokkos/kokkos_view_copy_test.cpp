@@ -17,9 +17,7 @@ using lk_test::KView;
 using lk_test::LView;
 using Left = Kokkos::LayoutLeft;
 
-int uniform(std::mt19937& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+using lk_test::uniform;
 
 /// One of the distributions of an array whose first axis has `n` elements: blocks, rows (for
 /// 2-D and 3-D), block-cyclic ones, or the default.

@@ -17,15 +17,9 @@ using lk_test::Host;
 using lk_test::KView;
 using lk_test::LView;
 
-int uniform(std::mt19937& rng, int lo, int hi) {
-  return std::uniform_int_distribution<int>(lo, hi)(rng);
-}
+using lk_test::uniform;
 
-Exec random_space(std::mt19937& rng, int n) {
-  const int size = std::max(1, n / uniform(rng, 1, 7));
-  return uniform(rng, 0, 1) ? Exec(lightning::work::block(size))
-                            : Exec(lightning::work::cyclic(std::max(1, size / 3)));
-}
+using lk_test::random_space;
 
 /// The phases of lk_test::Phases on `Space`: fill, smooth, weighted sum, prefix, and the
 /// untagged doubling; returns {weighted sum, prefix total} and leaves y as the prefix
