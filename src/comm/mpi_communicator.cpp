@@ -49,7 +49,9 @@ MpiCommunicator::MpiCommunicator() {
                 "the MPI transport makes its MPI calls on a thread of its own, which needs "
                 "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE; MPI was initialised with "
                 "thread level " +
-                    std::to_string(provided));
+                    std::to_string(provided) +
+                    ": initialise it with MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, "
+                    "&provided) instead of MPI_Init, or leave it to lightning::initialize");
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);

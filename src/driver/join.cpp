@@ -28,6 +28,11 @@ std::unique_ptr<Driver> join(const Config& config, const std::function<void()>& 
   const int status = cluster->serve(config.devices);
   if (before_exit) before_exit();
   cluster.reset();  // finalises MPI when it initialised it
+  // This rank never returns into the application, whose own MPI_Finalize (when it
+  // initialised MPI itself) it would never reach: MPI ends here, with rank 0's.
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
   std::exit(status);
 }
 
