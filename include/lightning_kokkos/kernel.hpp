@@ -57,14 +57,14 @@ void add_scalar_member(kernel::KernelInfo& info, const std::string& name, std::p
 KernelRegistration register_kernel_info(kernel::KernelInfo info, const char* source);
 
 /// Index rank of a functor whose operator() is overloaded or a template: the number of
-/// integer indices it accepts (1 to 3); 0 if none.
-template <class F>
+/// integer indices it accepts (1 to 3) after `Lead` (a work tag, or nothing); 0 if none.
+template <class F, class... Lead>
 constexpr int invocable_rank() {
-  if constexpr (std::is_invocable_v<const F&, int64_t>)
+  if constexpr (std::is_invocable_v<const F&, Lead..., int64_t>)
     return 1;
-  else if constexpr (std::is_invocable_v<const F&, int64_t, int64_t>)
+  else if constexpr (std::is_invocable_v<const F&, Lead..., int64_t, int64_t>)
     return 2;
-  else if constexpr (std::is_invocable_v<const F&, int64_t, int64_t, int64_t>)
+  else if constexpr (std::is_invocable_v<const F&, Lead..., int64_t, int64_t, int64_t>)
     return 3;
   else
     return 0;
@@ -307,10 +307,7 @@ struct TaggedArgs {
 /// first (a template one: the for-operator of the rank it accepts after a Tag).
 template <class F, class Tag, class = void>
 struct TaggedOperatorShape {
-  static constexpr int rank = std::is_invocable_v<const F&, Tag, int64_t>                     ? 1
-                              : std::is_invocable_v<const F&, Tag, int64_t, int64_t>          ? 2
-                              : std::is_invocable_v<const F&, Tag, int64_t, int64_t, int64_t> ? 3
-                                                                                              : 0;
+  static constexpr int rank = invocable_rank<F, Tag>();
   static constexpr bool reduces = false;
   static constexpr bool scans = false;
   static constexpr bool is_const = true;
@@ -388,13 +385,14 @@ KernelRegistration register_tagged_kernel(const char* annotation, const char* me
   static_assert(is_work_tag_v<Tag> && std::is_default_constructible_v<Tag>,
                 "lightning::Distributed: a work tag is an empty, default-constructible class "
                 "(Kokkos passes a value-initialised one): struct MyTag {};");
-  static_assert(!ListsKokkosViews<F>::value,
-                "lightning::Distributed: the functor's members are Kokkos::Views; distributed "
-                "kernels use lightning::View (lightning::ViewOf<lightning::Distributed, T*>)");
-  const std::string tag = kernel_name(typeid(Tag), nullptr);
-  return register_distributed_kernel<F, Tag>(kernel_name(typeid(F), file) + " [" + tag + "]",
-                                             WorkTagAnnotation<F, Tag>::get(annotation), members,
-                                             source);
+  if constexpr (ListsKokkosViews<F>::value) {
+    return KernelRegistration{};  // runs on Kokkos alone, as register_kernel's
+  } else {
+    const std::string tag = kernel_name(typeid(Tag), nullptr);
+    return register_distributed_kernel<F, Tag>(kernel_name(typeid(F), file) + " [" + tag + "]",
+                                               WorkTagAnnotation<F, Tag>::get(annotation), members,
+                                               source);
+  }
 }
 
 /// Adds a kernel parameter of type M named `name`, at byte `offset` of the kernel's bytes: a

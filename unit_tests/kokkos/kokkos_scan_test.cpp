@@ -86,10 +86,8 @@ using lk_test::Exec;
 using lk_test::Host;
 using lk_test::KView;
 using lk_test::LView;
-
-using lk_test::uniform;
-
 using lk_test::random_space;
+using lk_test::uniform;
 
 template <class T>
 void expect_prefix_sums_match(std::mt19937& rng, int n) {

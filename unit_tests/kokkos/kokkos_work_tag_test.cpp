@@ -16,10 +16,8 @@ using lk_test::Exec;
 using lk_test::Host;
 using lk_test::KView;
 using lk_test::LView;
-
-using lk_test::uniform;
-
 using lk_test::random_space;
+using lk_test::uniform;
 
 /// The phases of lk_test::Phases on `Space`: fill, smooth, weighted sum, prefix, and the
 /// untagged doubling; returns {weighted sum, prefix total} and leaves y as the prefix
