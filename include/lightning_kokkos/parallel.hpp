@@ -241,6 +241,39 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
   }
 }
 
+/// Whether F has reduction members for work tag Tag (`init(Tag, v)`, `join(Tag, dst, src)`,
+/// `final(Tag, v)`), which Kokkos would call for a tagged launch: the runtime uses the
+/// untagged ones only, so such a launch is refused rather than folded differently.
+template <class F, class Tag, class Value, class = void>
+struct TaggedInit : std::false_type {};
+template <class F, class Tag, class Value>
+struct TaggedInit<
+    F, Tag, Value,
+    std::void_t<decltype(std::declval<F&>().init(std::declval<Tag>(), std::declval<Value&>()))>>
+    : std::true_type {};
+template <class F, class Tag, class Value, class = void>
+struct TaggedJoin : std::false_type {};
+template <class F, class Tag, class Value>
+struct TaggedJoin<F, Tag, Value,
+                  std::void_t<decltype(std::declval<F&>().join(
+                      std::declval<Tag>(), std::declval<Value&>(), std::declval<const Value&>()))>>
+    : std::true_type {};
+template <class F, class Tag, class Value, class = void>
+struct TaggedFinal : std::false_type {};
+template <class F, class Tag, class Value>
+struct TaggedFinal<
+    F, Tag, Value,
+    std::void_t<decltype(std::declval<F&>().final(std::declval<Tag>(), std::declval<Value&>()))>>
+    : std::true_type {};
+template <class F, class Tag, class Value>
+constexpr bool has_tagged_reduction_members() {
+  if constexpr (std::is_void_v<Tag>)
+    return false;
+  else
+    return TaggedInit<F, Tag, Value>::value || TaggedJoin<F, Tag, Value>::value ||
+           TaggedFinal<F, Tag, Value>::value;
+}
+
 /// Runs a parallel_reduce of `f` over `policy` into `result` (host memory of one value),
 /// combining with Reducer (F itself: a sum, as Kokkos does without a reducer).
 template <class F, class Policy, class Reducer>
@@ -252,6 +285,10 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
   if constexpr (DistributedKernel<F>::valid && Shape::reduces) {
     using Value = typename Shape::value_type;
     using Members = FunctorReduction<F, Value>;
+    static_assert(!has_tagged_reduction_members<F, WorkTagOf<Policy>, Value>(),
+                  "lightning::Distributed: the functor has an init, join or final taking the "
+                  "work tag; the runtime runs the untagged ones for every tag: write them "
+                  "without the tag");
     ReduceTarget target;
     target.result = result;
     if constexpr (std::is_same_v<Reducer, F>) {
@@ -295,6 +332,10 @@ void scan_functor(const F& f, const Policy& policy, void* total) {
                 "final) const");
   if constexpr (DistributedKernel<F>::valid && Shape::scans) {
     using Value = typename Shape::value_type;
+    static_assert(!has_tagged_reduction_members<F, WorkTagOf<Policy>, Value>(),
+                  "lightning::Distributed: the functor has an init, join or final taking the "
+                  "work tag; the runtime runs the untagged ones for every tag: write them "
+                  "without the tag");
     static_assert(FunctorReduction<F, Value>::custom || std::is_arithmetic_v<Value>,
                   "lightning::Distributed parallel_scan: a scanned value that is not a number "
                   "needs the functor's own static init and join");
