@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "lightning_kokkos/internal/core/error.hpp"
 #include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
 #include "lightning_kokkos/internal/kernel/native_kernel.hpp"
 #include "lightning_kokkos/internal/kernel/reducer_registry.hpp"
@@ -84,20 +85,71 @@ struct ConstMemberArgs<R (C::*)(A...) const> {
 template <class C, class R, class... A>
 struct ConstMemberArgs<R (C::*)(A...) const noexcept> : ConstMemberArgs<R (C::*)(A...) const> {};
 
+/// T[] for a pointer T* (lazily: only a pointer has one).
+template <class P>
+struct ArrayOfPointee {
+  using type = std::remove_pointer_t<P>[];
+};
+template <class T>
+struct Identity {
+  using type = T;
+};
+
+/// Whether a parameter of type P is a reduction update: a non-const lvalue reference to a
+/// value that travels as bytes. Kokkos 3.4's ValLocScalar (MinLoc) declares an assignment,
+/// so trivially copy-constructible and destructible is what is asked, not trivially copyable.
+template <class P, class V = std::remove_reference_t<P>>
+inline constexpr bool is_update_v = std::is_lvalue_reference_v<P> && !std::is_const_v<V> &&
+                                    std::is_trivially_copy_constructible_v<V> &&
+                                    std::is_trivially_destructible_v<V> && !std::is_pointer_v<V>;
+
+/// How many of the first N parameters, counted back from the N-th, are updates.
+template <class Args, std::size_t N>
+constexpr std::size_t trailing_updates() {
+  if constexpr (N == 0)
+    return 0;
+  else if constexpr (is_update_v<std::tuple_element_t<N - 1, Args>>)
+    return 1 + trailing_updates<Args, N - 1>();
+  else
+    return 0;
+}
+
+/// The value of several reducers in one parallel_reduce, as Kokkos passes it to its wrapper
+/// of the functor: the updates' values side by side (parameters First, First + 1, ...).
+template <class Args, std::size_t First, class Seq>
+struct CombinedValueOf;
+template <class Args, std::size_t First, std::size_t... I>
+struct CombinedValueOf<Args, First, std::index_sequence<I...>> {
+  using type = Kokkos::Impl::CombinedReducerValueImpl<
+      std::index_sequence<I...>, std::remove_reference_t<std::tuple_element_t<First + I, Args>>...>;
+};
+
+/// The reduction of an operator taking the N parameters `Args`: (i..., Value& update),
+/// (i..., T* update) for Kokkos' value_type T[], or (i..., V0& u0, V1& u1, ...) for several
+/// reducers in one parallel_reduce (the Value: Kokkos' combined value of V0, V1, ...).
 template <class Args, std::size_t N = std::tuple_size_v<Args>>
-struct ReduceArgs {  // (i..., Value& update): Value is the last parameter's referee
+struct ReduceArgs {
   using last = std::tuple_element_t<N - 1, Args>;
-  using value = std::remove_reference_t<last>;
-  // Values travel as bytes: Kokkos 3.4's ValLocScalar (MinLoc) declares an assignment, so
-  // trivially copy-constructible and destructible is what is asked, not trivially copyable.
-  static constexpr bool reduces =
-      N >= 2 && std::is_lvalue_reference_v<last> && !std::is_const_v<value> &&
-      std::is_trivially_copy_constructible_v<value> && std::is_trivially_destructible_v<value> &&
-      !std::is_pointer_v<value>;
+  using referee = std::remove_reference_t<last>;
+  /// An array reduction: the update is a `T*` to value_count elements.
+  static constexpr bool array = std::is_pointer_v<last> &&
+                                std::is_arithmetic_v<std::remove_pointer_t<last>> &&
+                                !std::is_const_v<std::remove_pointer_t<last>>;
+  /// The number of update parameters.
+  static constexpr std::size_t updates = array ? 1 : trailing_updates<Args, N>();
+  /// Several reducers: one update per reducer.
+  static constexpr bool combined = updates >= 2;
+  using value = typename std::conditional_t<
+      array, ArrayOfPointee<last>,
+      std::conditional_t<combined,
+                         CombinedValueOf<Args, N - updates, std::make_index_sequence<updates>>,
+                         Identity<referee>>>::type;
+  static constexpr bool reduces = updates >= 1 && N > updates;
 };
 template <class Args>
 struct ReduceArgs<Args, 0> {
   using value = void;
+  static constexpr std::size_t updates = 0;
   static constexpr bool reduces = false;
 };
 
@@ -117,11 +169,17 @@ struct ScanArgs<Args, 0> {
 
 /// Kokkos' reduction members of a functor F reducing `Value`s: `init(Value&)`,
 /// `join(Value& dst, const Value& src)` and `final(Value&)`. Each may be absent (init: a
-/// value-initialised Value; join: `dst += src`; final: nothing). The runtime runs them where
-/// the functor is not (on every device's partial results, on the rank that folds them, on
-/// the driver), so they must be static; `init` and `join` become a custom Reduction.
+/// value-initialised Value; join: `dst += src`; final: nothing). An array reduction (Value
+/// `T[]`, Kokkos' `using value_type = T[]` with a `value_count` member) reduces value_count
+/// elements: its members take `T*`, and the absent ones act element by element. The runtime
+/// runs init and join where the kernel is not (on every device's partial results, on the
+/// rank that folds them, on the driver), on a copy of the launch's functor: they may read its
+/// scalar members (value_count), not its Views. They become a custom Reduction.
 template <class F, class Value>
 struct FunctorReduction {
+  static constexpr bool is_array = std::is_array_v<Value>;
+  using Element = std::remove_extent_t<Value>;
+
   template <class G, class = void>
   struct Init : std::false_type {};
   template <class G>
@@ -148,57 +206,112 @@ struct FunctorReduction {
   struct Final<G, std::void_t<decltype(std::declval<const G&>().final(std::declval<Value&>()))>>
       : std::true_type {};
   template <class G, class = void>
-  struct StaticFinal : std::false_type {};
+  struct ValueCount : std::false_type {};
   template <class G>
-  struct StaticFinal<G, std::void_t<decltype(G::final(std::declval<Value&>()))>> : std::true_type {
-  };
+  struct ValueCount<G, std::void_t<decltype(std::size_t(std::declval<const G&>().value_count))>>
+      : std::true_type {};
 
   static constexpr bool has_init = Init<F>::value;
   static constexpr bool has_join = Join<F>::value;
   static constexpr bool has_final = Final<F>::value;
-  /// The functor has its own init or join: it reduces with them, not with `+`.
-  static constexpr bool custom = has_init || has_join;
-  static constexpr bool all_static = (!has_init || StaticInit<F>::value) &&
-                                     (!has_join || StaticJoin<F>::value) &&
-                                     (!has_final || StaticFinal<F>::value);
+  /// The functor has its own init or join, or reduces arrays: it reduces with its functions,
+  /// not with `+`.
+  static constexpr bool custom = has_init || has_join || is_array;
+  static constexpr bool has_value_count = ValueCount<F>::value;
 
-  static void init(void* value) {
-    Value v{};
-    if constexpr (has_init) F::init(v);
-    std::memcpy(value, static_cast<const void*>(&v), sizeof v);  // partials need not be aligned
+  /// The functor init and join are called on (null only where no launch is: a static init
+  /// or join needs none).
+  static const F& functor_at(const void* functor) {
+    if (!functor)
+      throw Error(ErrorKind::kInternal,
+                  "a functor's reduction member was called without the launch's functor");
+    return *static_cast<const F*>(functor);
   }
-  static void join(void* dst, const void* src) {
-    if constexpr (has_join || std::is_arithmetic_v<Value>) {
+  /// An array reduction's element count: the functor's value_count.
+  static std::size_t count(const F& f) {
+    if constexpr (is_array && has_value_count)
+      return static_cast<std::size_t>(f.value_count);
+    else
+      return 1;
+  }
+
+  // Partials need not be aligned: values are copied in and out of aligned locals.
+  static void init(const void* functor, void* value) {
+    if constexpr (is_array) {
+      const F& f = functor_at(functor);
+      std::vector<Element> v(count(f));  // value-initialised, as Kokkos' default init
+      if constexpr (has_init) f.init(v.data());
+      std::memcpy(value, static_cast<const void*>(v.data()), v.size() * sizeof(Element));
+    } else {
+      Value v{};
+      if constexpr (StaticInit<F>::value)
+        F::init(v);
+      else if constexpr (has_init)
+        functor_at(functor).init(v);
+      std::memcpy(value, static_cast<const void*>(&v), sizeof v);
+    }
+  }
+  static void join(const void* functor, void* dst, const void* src) {
+    if constexpr (is_array) {
+      const F& f = functor_at(functor);
+      const std::size_t n = count(f);
+      std::vector<Element> d(n), s(n);
+      std::memcpy(static_cast<void*>(d.data()), dst, n * sizeof(Element));
+      std::memcpy(static_cast<void*>(s.data()), src, n * sizeof(Element));
+      if constexpr (has_join) {
+        f.join(d.data(), static_cast<const Element*>(s.data()));
+      } else {
+        for (std::size_t i = 0; i < n; ++i) d[i] += s[i];
+      }
+      std::memcpy(dst, static_cast<const void*>(d.data()), n * sizeof(Element));
+    } else if constexpr (has_join || std::is_arithmetic_v<Value>) {
       Value d, s;
       std::memcpy(static_cast<void*>(&d), dst, sizeof d);
       std::memcpy(static_cast<void*>(&s), src, sizeof s);
-      if constexpr (has_join)
+      if constexpr (StaticJoin<F>::value)
         F::join(d, s);
+      else if constexpr (has_join)
+        functor_at(functor).join(d, s);
       else
         d += s;
       std::memcpy(dst, static_cast<const void*>(&d), sizeof d);
     }
   }
-  /// The launch's reduction: the functor's own, `+` on an arithmetic Value, or, for another
-  /// Value, none until the launch names a Kokkos reducer (a custom reduction without
-  /// functions, which the registry refuses to run).
+  /// The kernel's reduction: the functor's own (an array one sized by each launch: value
+  /// size 0), `+` on an arithmetic Value, or, for another Value, none until the launch names
+  /// a Kokkos reducer (a custom reduction without functions, which the registry refuses to
+  /// run).
   static Reduction reduction() {
-    if constexpr (custom)
+    if constexpr (is_array)
+      return Reduction::custom(0, &init, &join);
+    else if constexpr (custom)
       return Reduction::custom(sizeof(Value), &init, &join);
     else if constexpr (std::is_arithmetic_v<Value>)
       return Reduction::builtin(ReduceOp::kSum, data_type_of<Value>());
     else
       return Reduction::custom(sizeof(Value));
   }
+  /// The reduction of a launch of `f`: reduction(), an array one sized by f's value_count.
+  static Reduction reduction(const F& f) {
+    Reduction r = reduction();
+    if constexpr (is_array) r.value_size = static_cast<uint32_t>(count(f) * sizeof(Element));
+    return r;
+  }
 };
 
 /// How the members of a team launch reducing Values fold their values: with the kernel's own
-/// init and join, or with the launch's built-in operator.
+/// init and join (called on `functor`, which outlives the Reduction), or with the launch's
+/// built-in operator.
 template <class F, class Value>
 struct TeamFold {
-  static Reduction reduction(ReduceOp op, uint64_t reducer) {
+  static Reduction reduction(ReduceOp op, uint64_t reducer, const F& functor) {
     if constexpr (FunctorReduction<F, Value>::custom) {
-      return FunctorReduction<F, Value>::reduction();
+      static_assert(!FunctorReduction<F, Value>::is_array,
+                    "lightning::Distributed: a TeamPolicy parallel_reduce reduces one value, "
+                    "not an array (value_type T[])");
+      Reduction r = FunctorReduction<F, Value>::reduction();
+      r.functor = std::shared_ptr<const void>(std::shared_ptr<const void>(), &functor);
+      return r;
     } else {
       if (reducer != 0) return kernel::ReducerRegistry::reduction(reducer);
       if constexpr (std::is_arithmetic_v<Value>)
@@ -209,6 +322,56 @@ struct TeamFold {
   }
 };
 
+/// As kernel::run_native_reduce for an array reduction: the functor's update is a T* to its
+/// value_count elements (an aligned copy of the partial).
+template <class F, int Rank, class T, class Tag>
+void run_array_reduce(const void* functor, const Rect& threads, void* partial) {
+  const F& f = *static_cast<const F*>(functor);
+  std::vector<T> value(FunctorReduction<F, T[]>::count(f));
+  std::memcpy(static_cast<void*>(value.data()), partial, value.size() * sizeof(T));
+  T* update = value.data();
+  kernel::run_native_reduce<F, Rank, T*, Tag>(functor, threads, &update);
+  std::memcpy(partial, static_cast<const void*>(value.data()), value.size() * sizeof(T));
+}
+
+/// Whether Value is Kokkos' combined value of several reducers (CombinedValueOf).
+template <class Value>
+struct IsCombinedValue : std::false_type {};
+template <std::size_t... I, class... V>
+struct IsCombinedValue<Kokkos::Impl::CombinedReducerValueImpl<std::index_sequence<I...>, V...>>
+    : std::true_type {};
+
+/// F called as Kokkos' wrapper of it calls it for several reducers: the leading arguments
+/// (work tag, indices) and then each component of the combined value.
+template <class F, class Value>
+struct CombinedCall;
+template <class F, std::size_t... I, class... V>
+struct CombinedCall<F, Kokkos::Impl::CombinedReducerValueImpl<std::index_sequence<I...>, V...>> {
+  using Value = Kokkos::Impl::CombinedReducerValueImpl<std::index_sequence<I...>, V...>;
+  const F* f;
+  template <class... A>
+  void operator()(A&&... a) const {
+    auto args = std::forward_as_tuple(std::forward<A>(a)...);
+    call(args, std::make_index_sequence<sizeof...(A) - 1>{});
+  }
+  template <class Args, std::size_t... L>
+  void call(Args& args, std::index_sequence<L...>) const {
+    Value& value = std::get<sizeof...(L)>(args);
+    (*f)(std::get<L>(args)..., value.template get<I, V>()...);
+  }
+};
+
+/// As kernel::run_native_reduce for several reducers: Value is their combined value (an
+/// aligned copy of the partial), handed to F component by component.
+template <class F, int Rank, class Value, class Tag>
+void run_combined_reduce(const void* functor, const Rect& threads, void* partial) {
+  Value value;
+  std::memcpy(static_cast<void*>(&value), partial, sizeof value);
+  const CombinedCall<F, Value> call{static_cast<const F*>(functor)};
+  kernel::run_native_reduce<CombinedCall<F, Value>, Rank, Value, Tag>(&call, threads, &value);
+  std::memcpy(partial, static_cast<const void*>(&value), sizeof value);
+}
+
 /// The host entry point and bytes of a kernel F: a team kernel runs over a TeamClosure<F>;
 /// a scan kernel (`Scans`) has a scan entry point instead.
 template <class F, int Rank, class Value, bool Scans = false, class Tag = void>
@@ -217,27 +380,34 @@ void set_host_entry(kernel::KernelInfo& info) {
     info.functor_size = sizeof(F);
     info.run_host_scan = &kernel::run_native_scan<F, Value, Tag>;
   } else if constexpr (takes_team_member_v<F>) {
+    static_assert(!IsCombinedValue<Value>::value,
+                  "lightning::Distributed: a TeamPolicy parallel_reduce takes one reducer; "
+                  "several reducers in one parallel_reduce run over RangePolicy and "
+                  "MDRangePolicy");
     info.functor_size = sizeof(TeamClosure<F>);
     info.run_host = &run_teams<F, Value, TeamFold<F, Value>>;
   } else if constexpr (std::is_void_v<Value>) {
     info.functor_size = sizeof(F);
     info.run_host = &kernel::run_native<F, Rank, Tag>;
+  } else if constexpr (std::is_array_v<Value>) {
+    info.functor_size = sizeof(F);
+    info.run_host = &run_array_reduce<F, Rank, std::remove_extent_t<Value>, Tag>;
+  } else if constexpr (IsCombinedValue<Value>::value) {
+    info.functor_size = sizeof(F);
+    info.run_host = &run_combined_reduce<F, Rank, Value, Tag>;
   } else {
     info.functor_size = sizeof(F);
     info.run_host = &kernel::run_native_reduce<F, Rank, Value, Tag>;
   }
 }
 
-/// Refuses, at compile time, the reduction members the runtime cannot honour.
+/// Refuses, at compile time, the reduction forms the runtime cannot honour.
 template <class F, class Value>
 constexpr void check_functor_reduction() {
   using R = FunctorReduction<F, Value>;
-  static_assert(R::all_static,
-                "lightning::Distributed parallel_reduce: the functor's init, join and final run "
-                "where the functor is not (on every device's partial results and on the "
-                "driver), so they must be static and use only their arguments: write "
-                "KOKKOS_INLINE_FUNCTION static void init(value_type& v), static void "
-                "join(value_type& dst, const value_type& src), static void final(value_type& v)");
+  static_assert(!R::is_array || R::has_value_count,
+                "lightning::Distributed parallel_reduce: an array reduction (value_type T[]) "
+                "needs the functor's value_count member, as Kokkos does");
 }
 
 /// Whether T is what Kokkos takes for a work tag: an empty class, passed value-initialised
@@ -256,9 +426,10 @@ struct ArgumentShape {
   static constexpr bool is_const = IsConst;
   static constexpr bool scans = Scan::scans;
   static constexpr bool reduces = !scans && Reduce::reduces;
-  static constexpr int rank = static_cast<int>(std::tuple_size_v<Args>) - (scans     ? 2
-                                                                           : reduces ? 1
-                                                                                     : 0);
+  static constexpr int rank =
+      static_cast<int>(std::tuple_size_v<Args>) - (scans     ? 2
+                                                   : reduces ? static_cast<int>(Reduce::updates)
+                                                             : 0);
   using value_type = std::conditional_t<scans, typename Scan::value,
                                         std::conditional_t<reduces, typename Reduce::value, void>>;
   /// The first parameter is a work tag: the operator is for a tagged policy.
@@ -433,6 +604,9 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
     static_assert(rank == 1 && !takes_team_member_v<F>,
                   "LIGHTNING_KERNEL: a parallel_scan operator takes one index: "
                   "void operator()(const int i, Value& update, const bool final) const");
+    static_assert(!std::is_array_v<Value>,
+                  "LIGHTNING_KERNEL: a parallel_scan scans one value, not an array (value_type "
+                  "T[])");
     check_functor_reduction<F, Value>();
     set_host_entry<F, rank, Value, true, Tag>(info);
     info.reduction = FunctorReduction<F, Value>::reduction();

@@ -274,6 +274,25 @@ constexpr bool has_tagged_reduction_members() {
            TaggedFinal<F, Tag, Value>::value;
 }
 
+/// The functor of a parallel_reduce as Kokkos hands it to the back end: for several reducers
+/// in one parallel_reduce, Kokkos wraps the user's functor (CombinedReductionFunctorWrapper),
+/// which lightning runs itself (its kernel is the user's LIGHTNING_KERNEL).
+template <class F>
+struct KokkosReduceFunctor {
+  using type = F;
+  static const F& unwrap(const F& f) { return f; }
+};
+template <class Inner, class Space, class... R>
+struct KokkosReduceFunctor<Kokkos::Impl::CombinedReductionFunctorWrapper<Inner, Space, R...>> {
+  using Wrapper = Kokkos::Impl::CombinedReductionFunctorWrapper<Inner, Space, R...>;
+  using type = Inner;
+  // The wrapper's one member is the functor (Kokkos 3.4 to 4.x): its bytes are the functor's.
+  static_assert(sizeof(Wrapper) == sizeof(Inner) && !std::is_polymorphic_v<Wrapper>,
+                "lightning::Distributed: this Kokkos wraps the functor of several reducers in a "
+                "way lightning does not know");
+  static const Inner& unwrap(const Wrapper& w) { return *reinterpret_cast<const Inner*>(&w); }
+};
+
 /// Runs a parallel_reduce of `f` over `policy` into `result` (host memory of one value),
 /// combining with Reducer (F itself: a sum, as Kokkos does without a reducer).
 template <class F, class Policy, class Reducer>
@@ -295,27 +314,42 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
       static_assert(Members::custom || std::is_arithmetic_v<Value>,
                     "lightning::Distributed parallel_reduce: a reduction value that is not a "
                     "number needs a Kokkos reducer (Kokkos::MinLoc<T, I>(result), MaxLoc, "
-                    "MinMax, MinMaxLoc, ...) or the functor's own static init and join");
-      target.reduction = Members::reduction();
+                    "MinMax, MinMaxLoc, ...) or the functor's own init and join");
+      target.reduction = Members::reduction(f);
+      if constexpr (Members::is_array) {
+        if (target.reduction.value_size == 0) {
+          const std::string label = program_label<F>(dispatch_label());
+          throw Error(ErrorKind::kInvalidArgument,
+                      "parallel_reduce '" +
+                          (label.empty() ? kernel_name(typeid(F), nullptr) : label) +
+                          "': an array reduction (value_type T[]) with value_count 0");
+        }
+      }
     } else {
       static_assert(!Members::custom,
                     "lightning::Distributed parallel_reduce: the functor has its own init or "
                     "join; launch it without a Kokkos reducer (or drop its init and join)");
-      static_assert(ReducerFold<Reducer>::known || ReducerSpelling<Reducer>::known,
+      static_assert(ReducerFold<Reducer>::known || ReducerSpelling<Reducer>::known ||
+                        CombinedReducerParts<Reducer>::known,
                     "lightning::Distributed parallel_reduce supports Kokkos' Sum, Prod, Min, Max, "
                     "LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMax, MinMaxLoc (Kokkos 4: also "
-                    "MinFirstLoc, MaxFirstLoc) on arithmetic values and integer locations, and "
-                    "a plain sum without a reducer");
+                    "MinFirstLoc, MaxFirstLoc) on arithmetic values and integer locations, "
+                    "several of them in one parallel_reduce, and a plain sum without a reducer");
       static_assert(std::is_same_v<typename Reducer::value_type, Value>,
                     "lightning::Distributed parallel_reduce: the reducer's value type must be "
                     "the functor's update type");
       if constexpr (ReducerFold<Reducer>::known)
         target.reduction = Reduction::builtin(ReducerFold<Reducer>::op, data_type_of<Value>());
-      else if constexpr (ReducerSpelling<Reducer>::known)
+      else if constexpr (ReducerSpelling<Reducer>::known || CombinedReducerParts<Reducer>::known)
         target.reduction = kernel::ReducerRegistry::reduction(RegisteredReducer<Reducer>::id);
     }
     launch_functor(f, policy, &target);
-    if constexpr (Members::has_final) F::final(*static_cast<Value*>(result));
+    if constexpr (Members::has_final) {
+      if constexpr (Members::is_array)
+        f.final(static_cast<typename Members::Element*>(result));
+      else
+        f.final(*static_cast<Value*>(result));
+    }
   }
 }
 
@@ -425,8 +459,9 @@ class ParallelReduce<CombinedFunctorReducer, Policy, lightning::Distributed> {
   }
 
   void execute() const {
-    lightning::detail::reduce_functor<F, Policy, Reducer>(m_functor_reducer.get_functor(), m_policy,
-                                                          m_result);
+    using Functor = lightning::detail::KokkosReduceFunctor<F>;
+    lightning::detail::reduce_functor<typename Functor::type, Policy, Reducer>(
+        Functor::unwrap(m_functor_reducer.get_functor()), m_policy, m_result);
   }
 };
 #else
@@ -453,7 +488,9 @@ class ParallelReduce<F, Policy, ReducerType, lightning::Distributed> {
       : m_functor(functor), m_policy(policy), m_result(reducer.view().data()) {}
 
   void execute() const {
-    lightning::detail::reduce_functor<F, Policy, Reducer>(m_functor, m_policy, m_result);
+    using Functor = lightning::detail::KokkosReduceFunctor<F>;
+    lightning::detail::reduce_functor<typename Functor::type, Policy, Reducer>(
+        Functor::unwrap(m_functor), m_policy, m_result);
   }
 };
 #endif

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "lightning_kokkos/internal/core/data_type.hpp"
 #include "lightning_kokkos/internal/core/reduction.hpp"
@@ -26,21 +27,25 @@ template <class T, class S>
 struct ReducerFold<Kokkos::Sum<T, S>> {
   static constexpr bool known = true;
   static constexpr ReduceOp op = ReduceOp::kSum;
+  static constexpr const char* name = "Sum";
 };
 template <class T, class S>
 struct ReducerFold<Kokkos::Prod<T, S>> {
   static constexpr bool known = true;
   static constexpr ReduceOp op = ReduceOp::kProd;
+  static constexpr const char* name = "Prod";
 };
 template <class T, class S>
 struct ReducerFold<Kokkos::Min<T, S>> {
   static constexpr bool known = true;
   static constexpr ReduceOp op = ReduceOp::kMin;
+  static constexpr const char* name = "Min";
 };
 template <class T, class S>
 struct ReducerFold<Kokkos::Max<T, S>> {
   static constexpr bool known = true;
   static constexpr ReduceOp op = ReduceOp::kMax;
+  static constexpr const char* name = "Max";
 };
 
 /// The NVRTC spelling of arithmetic type T.
@@ -89,17 +94,21 @@ LIGHTNING_DETAIL_LOC_REDUCER(MaxFirstLoc)
 template <class R>
 struct RegisteredReducer {
   using Value = typename R::value_type;
-  static void init(void* value) {
+  static void init_value(Value& v) { R(v).init(v); }
+  static void join_value(Value& dst, const Value& src) {
+    Value scratch{};
+    R(scratch).join(dst, src);
+  }
+  static void init(const void*, void* value) {
     Value v{};
-    R(v).init(v);
+    init_value(v);
     std::memcpy(value, static_cast<const void*>(&v), sizeof v);
   }
-  static void join(void* dst, const void* src) {
+  static void join(const void*, void* dst, const void* src) {
     Value d{}, s{};
     std::memcpy(static_cast<void*>(&d), dst, sizeof d);
     std::memcpy(static_cast<void*>(&s), src, sizeof s);
-    Value scratch{};
-    R(scratch).join(d, s);
+    join_value(d, s);
     std::memcpy(dst, static_cast<const void*>(&d), sizeof d);
   }
   static uint64_t make() {
@@ -112,6 +121,73 @@ struct RegisteredReducer {
     return kernel::ReducerRegistry::add(std::move(info));
   }
   /// Registered at static initialisation, so that every rank has it.
+  static inline const uint64_t id = make();
+};
+
+/// The name of one of the reducers lightning takes: "Kokkos::Sum<double>".
+template <class R>
+std::string reducer_name() {
+  if constexpr (ReducerSpelling<R>::known)
+    return ReducerSpelling<R>::get();
+  else
+    return "Kokkos::" + std::string(ReducerFold<R>::name) + "<" +
+           device_type_name<typename R::value_type>() + ">";
+}
+
+/// Whether Reducer is several reducers of one parallel_reduce (Kokkos' CombinedReducer) and
+/// each is one lightning takes.
+template <class Reducer>
+struct CombinedReducerParts {
+  static constexpr bool combined = false;
+  static constexpr bool known = false;
+};
+template <class Space, class... R>
+struct CombinedReducerParts<Kokkos::Impl::CombinedReducer<Space, R...>> {
+  static constexpr bool combined = true;
+  static constexpr bool known =
+      (((ReducerFold<R>::known && std::is_arithmetic_v<typename R::value_type>) ||
+        ReducerSpelling<R>::known) &&
+       ...);
+};
+
+/// Several reducers of one parallel_reduce as one registered reducer: each folds its
+/// component of Kokkos' combined value. Host devices only (no GPU spelling).
+template <class Space, class... R>
+struct RegisteredReducer<Kokkos::Impl::CombinedReducer<Space, R...>> {
+  using Value = typename Kokkos::Impl::CombinedReducer<Space, R...>::value_type;
+  template <std::size_t... I>
+  static void init_each(Value& v, std::index_sequence<I...>) {
+    (RegisteredReducer<R>::init_value(v.template get<I, typename R::value_type>()), ...);
+  }
+  template <std::size_t... I>
+  static void join_each(Value& d, const Value& s, std::index_sequence<I...>) {
+    (RegisteredReducer<R>::join_value(d.template get<I, typename R::value_type>(),
+                                      s.template get<I, typename R::value_type>()),
+     ...);
+  }
+  static void init(const void*, void* value) {
+    Value v{};
+    init_each(v, std::index_sequence_for<R...>{});
+    std::memcpy(value, static_cast<const void*>(&v), sizeof v);
+  }
+  static void join(const void*, void* dst, const void* src) {
+    Value d{}, s{};
+    std::memcpy(static_cast<void*>(&d), dst, sizeof d);
+    std::memcpy(static_cast<void*>(&s), src, sizeof s);
+    join_each(d, s, std::index_sequence_for<R...>{});
+    std::memcpy(dst, static_cast<const void*>(&d), sizeof d);
+  }
+  static uint64_t make() {
+    kernel::ReducerInfo info;
+    info.name = "combined(";
+    ((info.name += reducer_name<R>() + ", "), ...);
+    info.name.resize(info.name.size() - 2);
+    info.name += ")";
+    info.value_size = static_cast<uint32_t>(sizeof(Value));
+    info.init = &init;
+    info.join = &join;
+    return kernel::ReducerRegistry::add(std::move(info));
+  }
   static inline const uint64_t id = make();
 };
 

@@ -248,7 +248,7 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
                         });
   if constexpr (reduces) {
     Value* result = static_cast<Value*>(partial);
-    const Reduction reduction = Fold::reduction(closure.op, closure.reducer);
+    const Reduction reduction = Fold::reduction(closure.op, closure.reducer, closure.functor);
     *result = values[0];
     for (std::size_t m = 1; m < values.size(); ++m) reduction.join(result, &values[m]);
   }

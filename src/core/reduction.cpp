@@ -139,8 +139,8 @@ Reduction Reduction::builtin(ReduceOp op, DataType type) {
   return r;
 }
 
-Reduction Reduction::custom(size_t value_size, void (*init)(void*),
-                            void (*join)(void*, const void*)) {
+Reduction Reduction::custom(size_t value_size, void (*init)(const void*, void*),
+                            void (*join)(const void*, void*, const void*)) {
   Reduction r;
   r.op = ReduceOp::kCustom;
   r.type = DataType::kUInt8;
@@ -158,7 +158,7 @@ void Reduction::init(void* value) const {
   if (is_custom()) {
     if (!custom_init)
       throw Error(ErrorKind::kInternal, "a custom reduction without its init function");
-    custom_init(value);
+    custom_init(functor.get(), value);
     return;
   }
   const std::vector<uint8_t> id = identity();
@@ -169,7 +169,7 @@ void Reduction::join(void* dst, const void* src) const {
   if (is_custom()) {
     if (!custom_join)
       throw Error(ErrorKind::kInternal, "a custom reduction without its join function");
-    custom_join(dst, src);
+    custom_join(functor.get(), dst, src);
     return;
   }
   join_n(dst, src, 1);

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,23 +27,32 @@ std::string_view name_of(ReduceOp op);
 ///     on the shape of the fold tree.
 /// A custom reduction joins `value_size` bytes with `custom_init`/`custom_join`; those are
 /// addresses in this process (from the kernel registry), so they never travel: a receiver
-/// takes them from its own registry (see kernel::resolve_reduction).
+/// takes them from its own registry (see kernel::KernelInfo::resolve). A kernel's own init and
+/// join are members of its functor (Kokkos calls them on the functor: an array reduction's
+/// read its value_count), so they are called on `functor`, the launch's functor bytes.
 struct Reduction {
   ReduceOp op = ReduceOp::kSum;
   DataType type = DataType::kFloat64;  ///< kCustom: kUInt8 (the value is bytes)
-  uint32_t value_size = 8;             ///< bytes of one value (size_of(type) when built in)
+  /// Bytes of one value (size_of(type) when built in). In a kernel's registered reduction, 0
+  /// means an array reduction (Kokkos' value_type T[]): each launch gives the size.
+  uint32_t value_size = 8;
   /// kCustom: the registered reducer (kernel::ReducerRegistry) it is, a Kokkos reducer such as
   /// MinLoc; 0 for the launch's kernel's own init/join. Travels with the launch.
   uint64_t reducer = 0;
-  void (*custom_init)(void* value) = nullptr;
-  void (*custom_join)(void* dst, const void* src) = nullptr;
+  /// The custom functions; `functor` is what they are called on (registered reducers ignore
+  /// it).
+  void (*custom_init)(const void* functor, void* value) = nullptr;
+  void (*custom_join)(const void* functor, void* dst, const void* src) = nullptr;
+  /// kCustom of a kernel's own init/join: the bytes of the launch's functor in this process
+  /// (KernelInfo::resolve sets them); null elsewhere. Never travels.
+  std::shared_ptr<const void> functor;
 
   /// `op` (not kCustom) on values of `type`.
   static Reduction builtin(ReduceOp op, DataType type);
   /// A reduction of `value_size`-byte values by the given functions (either may be null until
   /// resolved in the process that runs it).
-  static Reduction custom(size_t value_size, void (*init)(void*) = nullptr,
-                          void (*join)(void*, const void*) = nullptr);
+  static Reduction custom(size_t value_size, void (*init)(const void*, void*) = nullptr,
+                          void (*join)(const void*, void*, const void*) = nullptr);
 
   bool is_custom() const { return op == ReduceOp::kCustom; }
   /// A kernel's value that only the Kokkos reducer its launch names folds (MinLoc, ...): a
@@ -62,8 +72,8 @@ struct Reduction {
   /// "reducer:<id in hex>/24" (a registered reducer).
   std::string key() const;
 
-  /// Equal operator, type and size (the functions are not compared: a process has one set
-  /// per kernel).
+  /// Equal operator, type and size (the functions and the functor are not compared: a process
+  /// has one set per kernel).
   friend bool operator==(const Reduction& a, const Reduction& b) {
     return a.op == b.op && a.type == b.type && a.value_size == b.value_size &&
            a.reducer == b.reducer;

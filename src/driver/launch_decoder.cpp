@@ -176,11 +176,11 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
       throw Error(
           ErrorKind::kInvalidArgument,
           "kernel '" + kernel.name + "' reduces to a value, but the launch gives no result");
-    data.reduction = kernel.resolve(launch.reduction.value_or(*kernel.reduction));
+    data.reduction = kernel.resolve(launch.reduction.value_or(*kernel.reduction), data.functor);
     r.scalar_reduction = planner::ScalarReduction{data.reduction, result};
   }
   if (kernel.scans()) {
-    data.reduction = kernel.resolve(*kernel.reduction);
+    data.reduction = kernel.resolve(*kernel.reduction, data.functor);
     r.scan = planner::ScanRequest{data.reduction, std::nullopt};
     if (launch.result) r.scan->total = result;
   }

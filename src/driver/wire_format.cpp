@@ -181,7 +181,7 @@ template <class Archive>
 void load(Archive& a, LaunchData& d) {
   a(d.kernel, d.name, d.functor, d.extents, d.arrays, d.reduction);
   if (d.reduction.is_custom())
-    d.reduction = kernel::KernelRegistry::get(d.kernel).resolve(d.reduction);
+    d.reduction = kernel::KernelRegistry::get(d.kernel).resolve(d.reduction, d.functor);
 }
 template <class Archive>
 void serialize(Archive& a, MemoryCounters& c) {

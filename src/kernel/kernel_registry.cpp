@@ -22,7 +22,7 @@ std::unordered_map<KernelId, std::unique_ptr<KernelInfo>>& kernels() {
 
 }  // namespace
 
-Reduction KernelInfo::resolve(const Reduction& launch) const {
+Reduction KernelInfo::resolve(const Reduction& launch, const std::vector<uint8_t>& functor) const {
   if (!reduction)
     throw Error(ErrorKind::kInvalidArgument,
                 "kernel '" + name + "' does not reduce, but the launch asks for a reduction");
@@ -37,12 +37,22 @@ Reduction KernelInfo::resolve(const Reduction& launch) const {
     return ReducerRegistry::reduction(launch.reducer);
   }
   if (launch.is_custom()) {
-    if (!reduction->is_custom() || launch.value_size != reduction->value_size ||
-        !reduction->custom_join)
+    // value_size 0: an array reduction, sized by each launch (its functor's value_count).
+    const bool sized_per_launch = reduction->value_size == 0;
+    if (!reduction->is_custom() || !reduction->custom_join || launch.value_size == 0 ||
+        (!sized_per_launch && launch.value_size != reduction->value_size))
       throw Error(ErrorKind::kInvalidArgument, "kernel '" + name + "' has no custom reducer of " +
                                                    std::to_string(launch.value_size) +
                                                    "-byte values");
-    return *reduction;
+    if (functor.size() != functor_size)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "kernel '" + name + "' has " + std::to_string(functor_size) +
+                      "-byte functors, but the launch gives " + std::to_string(functor.size()));
+    Reduction own = *reduction;
+    own.value_size = launch.value_size;
+    auto bytes = std::make_shared<const std::vector<uint8_t>>(functor);
+    own.functor = std::shared_ptr<const void>(bytes, bytes->data());
+    return own;
   }
   // A built-in operator folds the kernel's partials as values of the launch's type: another
   // type, even of the same size, would read the kernel's bytes as something they are not.

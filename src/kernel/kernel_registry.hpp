@@ -54,9 +54,10 @@ struct KernelInfo {
   }
   /// `launch` as this process runs it: a custom reduction gets its functions in this process
   /// (they never travel): a registered reducer's (Reduction::reducer) or the kernel's own
-  /// init/join. Error(kInvalidArgument) naming the kernel when the launch's reduction does not
-  /// fit the kernel's value.
-  Reduction resolve(const Reduction& launch) const;
+  /// init/join, called on a copy of `functor` (the launch's functor bytes) and, for an array
+  /// reduction, of the launch's value size. Error(kInvalidArgument) naming the kernel when the
+  /// launch's reduction does not fit the kernel's value.
+  Reduction resolve(const Reduction& launch, const std::vector<uint8_t>& functor) const;
 };
 
 /// The process's kernels. Written only during static initialisation (and by tests, before

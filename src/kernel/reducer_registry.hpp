@@ -14,8 +14,8 @@ namespace lightning::kernel {
 struct ReducerInfo {
   std::string name;  ///< unique: "Kokkos::MinLoc<double, int>"
   uint32_t value_size = 0;
-  void (*init)(void* value) = nullptr;
-  void (*join)(void* dst, const void* src) = nullptr;
+  void (*init)(const void* unused_functor, void* value) = nullptr;
+  void (*join)(const void* unused_functor, void* dst, const void* src) = nullptr;
   /// The reducer class under NVRTC (device/kokkos_core.hpp), constructible from a value_type&
   /// and with init(value_type&) and join(value_type&, const value_type&): "Kokkos::MinLoc<
   /// double, int32_t>". Empty: host devices only.

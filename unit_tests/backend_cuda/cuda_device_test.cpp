@@ -106,10 +106,10 @@ KernelInfo axpy_info() {
   return k;
 }
 
-void sum_init(void* v) {
+void sum_init(const void*, void* v) {
   *static_cast<double*>(v) = 0;
 }
-void sum_join(void* d, const void* s) {
+void sum_join(const void*, void* d, const void* s) {
   *static_cast<double*>(d) += *static_cast<const double*>(s);
 }
 

@@ -352,6 +352,32 @@ TEST(KernelCodegen, RegisteredReducersFoldWithTheirDeviceClasses) {
   } catch (const Error& e) {
     EXPECT_TRUE(contains(e.what(), "runs on host devices only")) << e.what();
   }
+  // A reducer without a GPU spelling (several reducers of one parallel_reduce) is named.
+  kernel::ReducerInfo host_only;
+  host_only.name = "combined(Kokkos::Sum<double>, Kokkos::MinLoc<float, int64_t>)";
+  host_only.value_size = 24;
+  spec.reduction = kernel::ReducerRegistry::reduction(kernel::ReducerRegistry::add(host_only));
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(),
+                         "the reducer combined(Kokkos::Sum<double>, "
+                         "Kokkos::MinLoc<float, int64_t>) runs on host devices only"))
+        << e.what();
+  }
+  // A functor array reduction (value_type T[], sized per launch) neither.
+  info.reduction = Reduction::custom(0);
+  spec.reduction = Reduction::custom(40);
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(),
+                         "an array reduction (value_type T[] with value_count) runs on "
+                         "host devices only"))
+        << e.what();
+  }
 }
 
 TEST(KernelCodegen, ReductionErrorsNameTheKernel) {

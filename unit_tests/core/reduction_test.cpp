@@ -64,8 +64,8 @@ TEST(Reduction, JoinsFollowTheDocumentedSemantics) {
 }
 
 TEST(Reduction, CustomOnesUseTheirFunctionsAndHaveNoBuiltInIdentity) {
-  static auto init = [](void* v) { std::memset(v, 0xab, 3); };
-  static auto join = [](void* d, const void* s) {
+  static auto init = [](const void*, void* v) { std::memset(v, 0xab, 3); };
+  static auto join = [](const void*, void* d, const void* s) {
     static_cast<uint8_t*>(d)[0] ^= static_cast<const uint8_t*>(s)[0];
   };
   const Reduction r = Reduction::custom(3, +init, +join);
@@ -84,7 +84,7 @@ TEST(Reduction, CustomOnesUseTheirFunctionsAndHaveNoBuiltInIdentity) {
 TEST(Reduction, KeysAndEqualityIgnoreTheFunctions) {
   EXPECT_EQ(Reduction::builtin(ReduceOp::kMax, DataType::kFloat32).key(), "max/float");
   EXPECT_EQ(Reduction::custom(24).key(), "reducer/24");
-  static auto init = [](void*) {};
+  static auto init = [](const void*, void*) {};
   EXPECT_EQ(Reduction::custom(24), Reduction::custom(24, +init));
   EXPECT_NE(Reduction::builtin(ReduceOp::kSum, DataType::kInt64),
             Reduction::builtin(ReduceOp::kSum, DataType::kUInt64));

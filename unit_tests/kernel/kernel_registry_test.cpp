@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
 #include "core/error.hpp"
 
 namespace lightning::kernel {
@@ -42,10 +46,11 @@ TEST(KernelRegistry, ANameRegisteredTwiceOrAnUnknownIdIsAnError) {
 TEST(KernelInfo, ResolvesALaunchsReductionAgainstTheKernels) {
   KernelInfo sum = named("registry_test::sum");
   sum.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
-  EXPECT_EQ(sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kFloat64)).op, ReduceOp::kMax);
+  EXPECT_EQ(sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kFloat64), {}).op,
+            ReduceOp::kMax);
   // Another type is refused, even of the same size: its fold would misread the partials.
   try {
-    sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kInt64));
+    sum.resolve(Reduction::builtin(ReduceOp::kMax, DataType::kInt64), {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.message(),
@@ -53,32 +58,58 @@ TEST(KernelInfo, ResolvesALaunchsReductionAgainstTheKernels) {
               "int64_t (8 bytes) with 'max'");
   }
   try {
-    sum.resolve(Reduction::builtin(ReduceOp::kMin, DataType::kFloat32));
+    sum.resolve(Reduction::builtin(ReduceOp::kMin, DataType::kFloat32), {});
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(e.message(),
               "kernel 'registry_test::sum' reduces double values (8 bytes), but the launch folds "
               "float (4 bytes) with 'min'");
   }
-  EXPECT_THROW(sum.resolve(Reduction::custom(8)), Error);  // the kernel has no functions
+  EXPECT_THROW(sum.resolve(Reduction::custom(8), {}), Error);  // the kernel has no functions
 
-  static auto init = [](void* v) { *static_cast<int*>(v) = 7; };
-  static auto join = [](void* d, const void* s) {
+  static auto init = [](const void*, void* v) { *static_cast<int*>(v) = 7; };
+  static auto join = [](const void*, void* d, const void* s) {
     *static_cast<int*>(d) += 2 * *static_cast<const int*>(s);
   };
   KernelInfo custom = named("registry_test::custom");
   custom.reduction = Reduction::custom(sizeof(int), +init, +join);
-  const Reduction r = custom.resolve(Reduction::custom(sizeof(int)));  // as it arrives on a rank
+  const Reduction r =
+      custom.resolve(Reduction::custom(sizeof(int)), {});  // as it arrives on a rank
   int value = 0;
   r.init(&value);
   EXPECT_EQ(value, 7);
   const int three = 3;
   r.join(&value, &three);
   EXPECT_EQ(value, 13);
+  // An array reduction (registered value size 0): each launch gives its size, and the
+  // functions run on the launch's functor bytes (here: the element count and a fill value).
+  struct Counted {
+    int32_t count;
+    int32_t fill;
+  };
+  static auto fill_init = [](const void* f, void* v) {
+    const auto* c = static_cast<const Counted*>(f);
+    for (int32_t i = 0; i < c->count; ++i) static_cast<int32_t*>(v)[i] = c->fill;
+  };
+  KernelInfo array = named("registry_test::array");
+  array.functor_size = sizeof(Counted);
+  array.reduction = Reduction::custom(0, +fill_init, +join);
+  const Counted launched{3, 5};
+  std::vector<uint8_t> bytes(sizeof launched);
+  std::memcpy(bytes.data(), &launched, sizeof launched);
+  const Reduction sized = array.resolve(Reduction::custom(3 * sizeof(int32_t)), bytes);
+  EXPECT_EQ(sized.value_size, 3 * sizeof(int32_t));
+  bytes.assign(bytes.size(), 0);  // the resolved reduction keeps its own copy
+  int32_t values[3] = {};
+  sized.init(values);
+  EXPECT_EQ(values[0], 5);
+  EXPECT_EQ(values[2], 5);
+  EXPECT_THROW(array.resolve(Reduction::custom(0), bytes), Error);  // no value_count
+  EXPECT_THROW(array.resolve(Reduction::custom(12), {}), Error);    // no functor bytes
   // A built-in operator on a kernel whose values are its own type is refused.
-  EXPECT_THROW(custom.resolve(Reduction::builtin(ReduceOp::kSum, DataType::kInt32)), Error);
+  EXPECT_THROW(custom.resolve(Reduction::builtin(ReduceOp::kSum, DataType::kInt32), {}), Error);
 
-  EXPECT_THROW(named("registry_test::plain").resolve(sum.reduction.value()), Error);
+  EXPECT_THROW(named("registry_test::plain").resolve(sum.reduction.value(), {}), Error);
 
   // A registered reducer (a Kokkos MinLoc, say) arrives as its id and resolves to its own
   // functions on any kernel whose values have its size; its key names it.
@@ -93,14 +124,14 @@ TEST(KernelInfo, ResolvesALaunchsReductionAgainstTheKernels) {
   arriving.reducer = id;
   KernelInfo own_value = named("registry_test::own_value");
   own_value.reduction = Reduction::custom(sizeof(int));  // needs a reducer
-  const Reduction by_reducer = own_value.resolve(arriving);
+  const Reduction by_reducer = own_value.resolve(arriving, {});
   EXPECT_EQ(by_reducer.reducer, id);
   by_reducer.init(&value);
   EXPECT_EQ(value, 7);
   EXPECT_NE(by_reducer.key(), Reduction::custom(sizeof(int)).key());
-  EXPECT_THROW(own_value.resolve(Reduction::custom(sizeof(int))), Error);  // no functions
+  EXPECT_THROW(own_value.resolve(Reduction::custom(sizeof(int)), {}), Error);  // no functions
   arriving.value_size = 8;
-  EXPECT_THROW(custom.resolve(arriving), Error);  // 8-byte values on a 4-byte kernel
+  EXPECT_THROW(custom.resolve(arriving, {}), Error);  // 8-byte values on a 4-byte kernel
   EXPECT_THROW(ReducerRegistry::get(id + 2), Error);
   KernelDescription given;
   given.annotation = "global i => write b[i]";

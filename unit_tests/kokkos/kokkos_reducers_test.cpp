@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kokkos_test_kernels.hpp"
@@ -170,6 +171,77 @@ Kokkos::MaxLoc<double, int>::value_type largest_row(const ViewOf<Space, const do
   return result;
 }
 
+/// The sum, the largest and the smallest value, in one launch with three reducers: a scalar
+/// (summed, as Kokkos makes of it), Max and Min.
+struct SumMaxMin {
+  int64_t sum;
+  int64_t max;
+  int64_t min;
+};
+template <class Space>
+SumMaxMin sum_max_min(const Space& space, const ViewOf<Space, const int64_t*>& x) {
+  const int n = static_cast<int>(x.extent(0));
+  SumMaxMin r{};
+  Kokkos::parallel_reduce("sum max min", Kokkos::RangePolicy<Space>(space, 0, n),
+                          LIGHTNING_LAMBDA(
+                              "global i => read x[i]", (x),
+                              (const int i, int64_t& s, int64_t& large, int64_t& small) {
+                                s += x(i);
+                                if (x(i) > large) large = x(i);
+                                if (x(i) < small) small = x(i);
+                              }),
+                          r.sum, Kokkos::Max<int64_t>(r.max), Kokkos::Min<int64_t>(r.min));
+  return r;
+}
+
+#if KOKKOS_VERSION >= 40000  // Kokkos 3.4 cannot write a combined MinLoc back (void operator=)
+/// The sum and the smallest value with its place, through Sum and MinLoc in one launch.
+template <class Space>
+std::pair<double, Kokkos::MinLoc<int64_t, int>::value_type> sum_and_min_loc(
+    const Space& space, const ViewOf<Space, const int64_t*>& x) {
+  const int n = static_cast<int>(x.extent(0));
+  double sum = 0;
+  Kokkos::MinLoc<int64_t, int>::value_type min{};
+  Kokkos::parallel_reduce(
+      "sum min loc", Kokkos::RangePolicy<Space>(space, 0, n),
+      LIGHTNING_LAMBDA(
+          "global i => read x[i]", (x),
+          (const int i, double& s, Kokkos::MinLoc<int64_t, int>::value_type& l) {
+            s += x(i);
+            if (x(i) < l.val) {
+              l.val = x(i);
+              l.loc = i;
+            }
+          }),
+      Kokkos::Sum<double>(sum), Kokkos::MinLoc<int64_t, int>(min));
+  return {sum, min};
+}
+#endif
+
+/// The product of every A(i, j) and how many are negative, over an MD range with a functor
+/// and two reducers (Prod and a plain scalar, summed).
+template <class A>
+struct SignAndNegatives {
+  A a;
+  LIGHTNING_KERNEL(
+      SignAndNegatives, "global [i, j] => read a[i, j]", (a),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& product,
+                                             int& negatives) const {
+        product *= a(i, j);
+        negatives += a(i, j) < 0;
+      })
+};
+template <class Space, class A>
+std::pair<double, int> sign_and_negatives(const A& a) {
+  double product = 0;
+  int negatives = -1;
+  Kokkos::parallel_reduce(
+      Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(
+          {0, 0}, {static_cast<int64_t>(a.extent(0)), static_cast<int64_t>(a.extent(1))}),
+      SignAndNegatives<A>{a}, Kokkos::Prod<double>(product), negatives);
+  return {product, negatives};
+}
+
 }  // namespace lk_reducers
 
 namespace {
@@ -265,3 +337,44 @@ TEST(KokkosReducers, ATeamLaunchFoldsItsValueWithAReducerOnHostDevices) {
 }
 
 }  // namespace
+
+TEST(KokkosReducers, SeveralReducersInOneLaunchMatchTheHostSpace) {
+  std::mt19937 rng(47);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 3000);
+    SCOPED_TRACE("n " + std::to_string(n));
+    std::vector<int> order(static_cast<size_t>(n));  // distinct values: one place of the min
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    KView<int64_t*> hx("x", n);
+    for (int i = 0; i < n; ++i) hx(i) = 3 * order[static_cast<size_t>(i)] - n;
+    auto x = distributed_copy(hx, uniform(rng, 1, n));
+    const auto want = lk_reducers::sum_max_min<Host>(Host(), hx);
+    lk_reducers::SumMaxMin got{};
+    const std::string error = lk_test::error_of(
+        [&] { got = lk_reducers::sum_max_min<Exec>(lk_test::random_space(rng, n), x); });
+    if (lk_test::on_gpus()) {  // no GPU code folds several reducers
+      EXPECT_NE(error.find("runs on host devices only"), std::string::npos) << error;
+      return;
+    }
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(got.sum, want.sum);
+    EXPECT_EQ(got.max, want.max);
+    EXPECT_EQ(got.min, want.min);
+#if KOKKOS_VERSION >= 40000
+    const auto got_loc = lk_reducers::sum_and_min_loc<Exec>(lk_test::random_space(rng, n), x);
+    const auto want_loc = lk_reducers::sum_and_min_loc<Host>(Host(), hx);
+    EXPECT_EQ(got_loc.first, want_loc.first);
+    EXPECT_EQ(got_loc.second.val, want_loc.second.val);
+    EXPECT_EQ(got_loc.second.loc, want_loc.second.loc);
+#endif
+
+    const int rows = uniform(rng, 1, 40), cols = uniform(rng, 1, 40);
+    KView<double**> ha("a", rows, cols);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) ha(i, j) = uniform(rng, 0, 5) ? 1 : -1;  // exact products
+    LView<double**> a("a", rows, cols, lightning::dist::rows(uniform(rng, 1, rows)));
+    Kokkos::deep_copy(a, ha);
+    EXPECT_EQ(lk_reducers::sign_and_negatives<Exec>(a), lk_reducers::sign_and_negatives<Host>(ha));
+  }
+}

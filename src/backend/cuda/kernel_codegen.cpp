@@ -100,11 +100,15 @@ void append_launch_shape(const KernelInfo& info, Member shape, std::vector<Membe
 // size than the kernel's.
 void check_reduction(const KernelInfo& info, const KernelSpecialization& spec) {
   if (spec.reduction.is_custom()) {
-    if (spec.reduction.reducer == 0 ||
-        kernel::ReducerRegistry::get(spec.reduction.reducer).device_type.empty())
+    if (info.reduction->value_size == 0)
+      fail(info, "an array reduction (value_type T[] with value_count) runs on host devices only");
+    if (spec.reduction.reducer == 0)
       fail(info,
            "a functor's own init/join runs on host devices only (GPUs reduce with + * min max "
            "and Kokkos' reducers: LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMax, MinMaxLoc, ...)");
+    const kernel::ReducerInfo& reducer = kernel::ReducerRegistry::get(spec.reduction.reducer);
+    if (reducer.device_type.empty())
+      fail(info, "the reducer " + reducer.name + " runs on host devices only");
     if (spec.reduction.value_size != info.reduction->value_size)
       fail(info, "the reducer's " + std::to_string(spec.reduction.value_size) +
                      "-byte values are not the kernel's " +

@@ -1,0 +1,197 @@
+// Kokkos' array reductions (value_type T[] with value_count) and functor reductions whose
+// init, join and final are ordinary members reading the functor's scalars, on
+// lightning::Distributed against the same functors on Kokkos' host space: random sizes,
+// counts and distributions; into pointers and host Views.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kokkos_test_kernels.hpp"
+
+namespace lk_array_reduction {
+
+using lk_test::Exec;
+using lk_test::Host;
+using lk_test::KView;
+using lk_test::LView;
+using lk_test::uniform;
+
+// Kokkos 3 joins through volatile references; Kokkos 4 takes plain ones.
+#if KOKKOS_VERSION < 40000
+#define LK_TEST_JOIN_CV volatile
+#else
+#define LK_TEST_JOIN_CV
+#endif
+
+/// The sums of each column of x, as the Kokkos documentation's array reduction: its own init
+/// and join, both members reading value_count.
+template <class X>
+struct ColumnSums {
+  using value_type = double[];
+  X x;
+  int value_count = 0;
+  LIGHTNING_KERNEL(
+      ColumnSums, "global i => read x[i, :]", (x, value_count),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, double* sums) const {
+        for (int j = 0; j < value_count; ++j) sums[j] += x(i, j);
+      })
+  KOKKOS_INLINE_FUNCTION void init(double* sums) const {
+    for (int j = 0; j < value_count; ++j) sums[j] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(LK_TEST_JOIN_CV double* dst,
+                                   const LK_TEST_JOIN_CV double* src) const {
+    for (int j = 0; j < value_count; ++j) dst[j] += src[j];
+  }
+};
+
+/// A histogram of x over value_count bins of width `width`, with Kokkos' default init and
+/// join (zeros, element-wise +) and a final turning the counts into per-mille shares.
+template <class X>
+struct Histogram {
+  using value_type = int64_t[];
+  X x;
+  int64_t width = 1;
+  int64_t total = 1;
+  unsigned value_count = 0;
+  LIGHTNING_KERNEL(
+      Histogram, "global i => read x[i]", (x, width, total, value_count),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, int64_t* bins)
+          const { bins[x(i) / width] += 1; })
+  KOKKOS_INLINE_FUNCTION void final(int64_t* bins) const {
+    for (unsigned b = 0; b < value_count; ++b) bins[b] = bins[b] * 1000 / total;
+  }
+};
+
+/// The largest x(i) above a floor the functor holds: a scalar reduction whose init and join
+/// are members (init reads `floor`).
+template <class X>
+struct MaxAbove {
+  using value_type = double;
+  X x;
+  double floor = 0;
+  LIGHTNING_KERNEL(
+      MaxAbove, "global i => read x[i]", (x, floor),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, double& m) const {
+        if (x(i) > m) m = x(i);
+      })
+  KOKKOS_INLINE_FUNCTION void init(double& m) const { m = floor; }
+  KOKKOS_INLINE_FUNCTION void join(LK_TEST_JOIN_CV double& dst,
+                                   const LK_TEST_JOIN_CV double& src) const {
+    if (src > dst) dst = src;
+  }
+};
+
+/// Whether an array reduction is refused here (GPUs run them on host devices only).
+bool gpus_refuse(const std::string& error) {
+  if (!lk_test::on_gpus()) return false;
+  EXPECT_NE(error.find("array reduction"), std::string::npos) << error;
+  return true;
+}
+
+TEST(KokkosArrayReduction, ColumnSumsMatchTheHostSpace) {
+  std::mt19937 rng(1701);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 700), m = uniform(rng, 1, 9);
+    KView<double**> hx("x", n, m);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j) hx(i, j) = uniform(rng, -50, 50) * 0.5;  // exact sums
+    LView<double**> x("x", n, m, lightning::dist::rows(uniform(rng, 1, n)));
+    Kokkos::deep_copy(x, hx);
+
+    std::vector<double> host(m, -1), got(m, -1);
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), ColumnSums<KView<double**>>{hx, m},
+                            host.data());
+    const Exec space = lk_test::random_space(rng, n);
+    const std::string error = lk_test::error_of([&] {
+      Kokkos::parallel_reduce("column sums", Kokkos::RangePolicy<Exec>(space, 0, n),
+                              ColumnSums<LView<double**>>{x, m}, got.data());
+    });
+    if (gpus_refuse(error)) return;
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(got, host) << "n " << n << ", m " << m;
+
+    // Into a host View of value_count elements.
+    Kokkos::View<double*, Kokkos::HostSpace> into("sums", m);
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, n),
+                            ColumnSums<LView<double**>>{x, m}, into);
+    for (int j = 0; j < m; ++j) EXPECT_EQ(into(j), host[j]) << "column " << j;
+  }
+}
+
+TEST(KokkosArrayReduction, DefaultInitJoinAndFinalActElementWise) {
+  std::mt19937 rng(4242);
+  for (int round = 0; round < 6; ++round) {
+    const int64_t n = uniform(rng, 1, 3000);
+    const unsigned bins = static_cast<unsigned>(uniform(rng, 1, 12));
+    const int64_t width = uniform(rng, 1, 20);
+    KView<int64_t*> hx("x", n);
+    for (int64_t i = 0; i < n; ++i) hx(i) = uniform(rng, 0, int(bins * width) - 1);
+    LView<int64_t*> x("x", n, lightning::dist::block(uniform(rng, 1, int(n))));
+    Kokkos::deep_copy(x, hx);
+
+    std::vector<int64_t> host(bins, -1), got(bins, -1);
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
+                            Histogram<KView<int64_t*>>{hx, width, n, bins}, host.data());
+    const std::string error = lk_test::error_of([&] {
+      Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(lk_test::random_space(rng, int(n)), 0, n),
+                              Histogram<LView<int64_t*>>{x, width, n, bins}, got.data());
+    });
+    if (gpus_refuse(error)) return;
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(got, host) << "n " << n << ", bins " << bins;
+    int64_t shares = 0;
+    for (int64_t s : got) shares += s;
+    EXPECT_LE(shares, 1000);  // final ran once, on the folded counts
+    EXPECT_GT(shares, 1000 - int64_t(bins));
+  }
+}
+
+TEST(KokkosArrayReduction, ZeroValueCountIsAnErrorNamingTheLaunch) {
+  LView<double**> x("x", 10, 2);
+  double sums[2] = {0, 0};
+  const Exec space(lightning::work::block(4));
+  const std::string error = lk_test::error_of([&] {
+    Kokkos::parallel_reduce("empty sums", Kokkos::RangePolicy<Exec>(space, 0, 10),
+                            ColumnSums<LView<double**>>{x, 0}, sums);
+  });
+  EXPECT_NE(error.find("'empty sums'"), std::string::npos) << error;
+  EXPECT_NE(error.find("value_count 0"), std::string::npos) << error;
+  if (lk_test::on_gpus()) return;  // GPUs run array reductions on host devices only
+  // The runtime goes on.
+  Kokkos::deep_copy(x, 1.5);
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, 10),
+                          ColumnSums<LView<double**>>{x, 2}, sums);
+  EXPECT_EQ(sums[0], 15);
+  EXPECT_EQ(sums[1], 15);
+}
+
+TEST(KokkosArrayReduction, MemberInitAndJoinReadTheFunctorsScalars) {
+  std::mt19937 rng(77);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 2000);
+    KView<double*> hx("x", n);
+    for (int i = 0; i < n; ++i) hx(i) = uniform(rng, -1000, 1000);
+    LView<double*> x("x", n, lightning::dist::block(uniform(rng, 1, n)));
+    Kokkos::deep_copy(x, hx);
+    // A floor above every value in half the rounds: init's floor is the answer.
+    const double floor = round % 2 ? 5000 : uniform(rng, -1000, 1000);
+    double host = 0, got = 0;
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), MaxAbove<KView<double*>>{hx, floor},
+                            host);
+    const std::string error = lk_test::error_of([&] {
+      Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(lk_test::random_space(rng, n), 0, n),
+                              MaxAbove<LView<double*>>{x, floor}, got);
+    });
+    if (lk_test::on_gpus()) {  // a functor's own init/join runs on host devices only
+      EXPECT_NE(error.find("host devices only"), std::string::npos) << error;
+      return;
+    }
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(got, host) << "n " << n << ", floor " << floor;
+  }
+}
+
+}  // namespace lk_array_reduction
