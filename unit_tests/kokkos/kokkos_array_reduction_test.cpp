@@ -26,6 +26,13 @@ using lk_test::uniform;
 #define LK_TEST_JOIN_CV
 #endif
 
+/// An array reduction's result over a vector: Kokkos 4 takes only Views there (Kokkos 3 also
+/// took a plain pointer, deprecated in 3.7 and removed in 4.0).
+template <class T>
+Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> result_in(std::vector<T>& v) {
+  return Kokkos::View<T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(v.data(), v.size());
+}
+
 /// The sums of each column of x, as the Kokkos documentation's array reduction: its own init
 /// and join, both members reading value_count.
 template <class X>
@@ -103,11 +110,11 @@ TEST(KokkosArrayReduction, ColumnSumsMatchTheHostSpace) {
 
     std::vector<double> host(m, -1), got(m, -1);
     Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n), ColumnSums<KView<double**>>{hx, m},
-                            host.data());
+                            result_in(host));
     const Exec space = lk_test::random_space(rng, n);
     const std::string error = lk_test::error_of([&] {
       Kokkos::parallel_reduce("column sums", Kokkos::RangePolicy<Exec>(space, 0, n),
-                              ColumnSums<LView<double**>>{x, m}, got.data());
+                              ColumnSums<LView<double**>>{x, m}, result_in(got));
     });
     if (gpus_refuse(error)) return;
     ASSERT_EQ(error, "");
@@ -118,6 +125,13 @@ TEST(KokkosArrayReduction, ColumnSumsMatchTheHostSpace) {
     Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, n),
                             ColumnSums<LView<double**>>{x, m}, into);
     for (int j = 0; j < m; ++j) EXPECT_EQ(into(j), host[j]) << "column " << j;
+#if KOKKOS_VERSION < 40000
+    // Into a pointer to value_count elements, as Kokkos 3 allows.
+    std::vector<double> by_pointer(m, -1);
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, n),
+                            ColumnSums<LView<double**>>{x, m}, by_pointer.data());
+    EXPECT_EQ(by_pointer, host);
+#endif
   }
 }
 
@@ -134,10 +148,10 @@ TEST(KokkosArrayReduction, DefaultInitJoinAndFinalActElementWise) {
 
     std::vector<int64_t> host(bins, -1), got(bins, -1);
     Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
-                            Histogram<KView<int64_t*>>{hx, width, n, bins}, host.data());
+                            Histogram<KView<int64_t*>>{hx, width, n, bins}, result_in(host));
     const std::string error = lk_test::error_of([&] {
       Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(lk_test::random_space(rng, int(n)), 0, n),
-                              Histogram<LView<int64_t*>>{x, width, n, bins}, got.data());
+                              Histogram<LView<int64_t*>>{x, width, n, bins}, result_in(got));
     });
     if (gpus_refuse(error)) return;
     ASSERT_EQ(error, "");
@@ -151,11 +165,11 @@ TEST(KokkosArrayReduction, DefaultInitJoinAndFinalActElementWise) {
 
 TEST(KokkosArrayReduction, ZeroValueCountIsAnErrorNamingTheLaunch) {
   LView<double**> x("x", 10, 2);
-  double sums[2] = {0, 0};
+  std::vector<double> sums(2, 0);
   const Exec space(lightning::work::block(4));
   const std::string error = lk_test::error_of([&] {
     Kokkos::parallel_reduce("empty sums", Kokkos::RangePolicy<Exec>(space, 0, 10),
-                            ColumnSums<LView<double**>>{x, 0}, sums);
+                            ColumnSums<LView<double**>>{x, 0}, result_in(sums));
   });
   EXPECT_NE(error.find("'empty sums'"), std::string::npos) << error;
   EXPECT_NE(error.find("value_count 0"), std::string::npos) << error;
@@ -163,7 +177,7 @@ TEST(KokkosArrayReduction, ZeroValueCountIsAnErrorNamingTheLaunch) {
   // The runtime goes on.
   Kokkos::deep_copy(x, 1.5);
   Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, 10),
-                          ColumnSums<LView<double**>>{x, 2}, sums);
+                          ColumnSums<LView<double**>>{x, 2}, result_in(sums));
   EXPECT_EQ(sums[0], 15);
   EXPECT_EQ(sums[1], 15);
 }
