@@ -123,6 +123,16 @@ bool checks_accesses() {
 
 namespace detail {
 
+namespace {
+// "lightning::View 'label'" for a live array of this process, else "a lightning::View" (a
+// kernel's bytes on another rank carry the launching process's control block).
+std::string view_name(const ArrayControl* control) {
+  std::lock_guard<std::mutex> lock(state().controls_mutex);
+  if (control && state().controls.count(control)) return "lightning::View '" + control->label + "'";
+  return "a lightning::View";
+}
+}  // namespace
+
 driver::Driver& runtime() {
   if (!state().driver)
     throw Error(ErrorKind::kInvalidArgument,
@@ -237,25 +247,24 @@ void check_distributed_copy(const std::string& dst_label, const std::string& src
                                                  " (source) overlap; copy through a second View");
 }
 
-void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
-                 const int64_t* extent) {
-  for (int a = 0; a < rank; ++a)
-    if (lo[a] < 0 || lo[a] > hi[a] || hi[a] > extent[a])
-      throw Error(ErrorKind::kInvalidArgument,
-                  "Kokkos::subview of lightning::View '" + label + "': range [" +
-                      std::to_string(lo[a]) + ", " + std::to_string(hi[a]) + ") of axis " +
-                      std::to_string(a) + " is outside [0, " + std::to_string(extent[a]) + ")");
+void check_subview(const ArrayControl* control, int rank, unsigned kept, const int64_t* lo,
+                   const int64_t* hi, const int64_t* extent) {
+  for (int a = 0; a < rank; ++a) {
+    if (lo[a] >= 0 && lo[a] <= hi[a] && hi[a] <= extent[a]) continue;
+    const bool index = !(kept >> a & 1u);
+    throw Error(
+        ErrorKind::kInvalidArgument,
+        "Kokkos::subview of " + view_name(control) + ": " +
+            (index ? "index " + std::to_string(lo[a])
+                   : "range [" + std::to_string(lo[a]) + ", " + std::to_string(hi[a]) + ")") +
+            " of axis " + std::to_string(a) + " is outside [0, " + std::to_string(extent[a]) + ")");
+  }
 }
 
 namespace {
 
 [[noreturn]] void null_element_access(const ArrayControl* control) {
-  std::string name = "a lightning::View";
-  {
-    std::lock_guard<std::mutex> lock(state().controls_mutex);
-    if (control && state().controls.count(control))
-      name = "lightning::View '" + control->label + "'";
-  }
+  const std::string name = view_name(control);
   throw Error(ErrorKind::kInvalidArgument,
               "element access to " + name +
                   " where its elements are not: they live on the devices, and a kernel on "
@@ -283,6 +292,15 @@ void* unbound_element(const ArrayControl* control, const void* handle, int rank,
 
 std::string dispatch_label() {
   return KokkosToolHooks::current_label();
+}
+
+void stop_in_combined_reduction(const char* what) noexcept {
+  std::fprintf(stderr,
+               "lightning: a parallel_reduce with several reducers failed, and Kokkos declares "
+               "it noexcept, so the program stops here: %s\n",
+               what);
+  std::fflush(stderr);
+  std::abort();
 }
 
 void launch_kernel(Dispatch dispatch) {

@@ -1,4 +1,4 @@
-// Kokkos::deep_copy between two lightning::Views, or boxes of them (ViewRange), of any two
+// Kokkos::deep_copy between two lightning::Views, or subviews of them, of any two
 // distributions and layouts: a copy kernel over the destination's box, so the planner moves
 // each chunk as its distributions require (local copies, transfers between devices and
 // ranks), on host devices and GPUs alike. Kokkos::resize and Kokkos::realloc of a
@@ -15,8 +15,8 @@
 #include "lightning_kokkos/deep_copy.hpp"
 #include "lightning_kokkos/kernel.hpp"
 #include "lightning_kokkos/parallel.hpp"
+#include "lightning_kokkos/subview.hpp"
 #include "lightning_kokkos/view.hpp"
-#include "lightning_kokkos/view_range.hpp"
 
 namespace lightning::detail {
 
@@ -55,7 +55,7 @@ struct CopyRank3 {
           const { dst(i, j, k) = src(i + shift0, j + shift1, k + shift2); })
 };
 
-/// A whole View or a ViewRange as its View and its box [lo, hi), in the View's index order.
+/// A whole View or a subview as its View and its box [lo, hi), in the View's index order.
 template <class V>
 struct IndexBox {
   V view;
@@ -68,17 +68,26 @@ IndexBox<View<D, L>> index_box(const View<D, L>& v) {
   for (std::size_t a = 0; a < View<D, L>::rank; ++a) b.hi[a] = static_cast<int64_t>(v.extent(a));
   return b;
 }
-template <class D, class L>
-IndexBox<View<D, L>> index_box(const ViewRange<D, L>& r) {
-  IndexBox<View<D, L>> b{r.view()};
+template <class D, class L, unsigned K>
+IndexBox<View<D, L>> index_box(const ArraySubview<View<D, L>, K>& s) {
+  IndexBox<View<D, L>> b{s.array};
   for (std::size_t a = 0; a < View<D, L>::rank; ++a) {
-    b.lo[a] = r.impl_lo()[a];
-    b.hi[a] = r.impl_hi()[a];
+    b.lo[a] = s.lo[a];
+    b.hi[a] = s.hi[a];
   }
   return b;
 }
 
-/// Copies `src` into `dst` (Views or ViewRanges of lightning::Views) of the same extents,
+/// Whether two boxes of arrays of one rank have the same extents on every axis (a subview's
+/// dropped axes included), so that a copy kernel with a shift maps one onto the other.
+template <class DstBox, class SrcBox>
+bool same_box_shape(const DstBox& dst, const SrcBox& src) {
+  for (std::size_t a = 0; a < decltype(dst.view)::rank; ++a)
+    if (dst.hi[a] - dst.lo[a] != src.hi[a] - src.lo[a]) return false;
+  return true;
+}
+
+/// Copies `src` into `dst` (Views or subviews of lightning::Views) of the same extents,
 /// asynchronously, as a launch labelled "deep_copy(dst <- src)".
 template <class DstBox, class SrcBox>
 void copy_distributed(const DstBox& dst_box, const SrcBox& src_box) {
@@ -155,9 +164,12 @@ void remake(View<D, L>& v, bool keep, bool initialize, N... n) {
 
 namespace Kokkos {
 
-/// Copies a lightning::View (or a box of one) into another of the same extents and element
-/// type, whatever their distributions and layouts: asynchronously, as a kernel launch that
-/// later launches and reads are ordered after. Boxes of one array must not overlap.
+/// Copies a lightning::View (or a subview of one) into another of the same extents and
+/// element type, whatever their distributions and layouts: asynchronously, as a kernel
+/// launch that later launches and reads are ordered after, where both are boxes of the same
+/// shape in their arrays (boxes of one array must then not overlap). Otherwise (subviews
+/// that keep different axes, or of arrays of different ranks: a row into a rank-1 View)
+/// through a host copy of `src`, returning when `dst` is written.
 template <class Dst, class Src,
           std::enable_if_t<lightning::detail::is_distributed_v<Dst> &&
                                lightning::detail::is_distributed_v<Src>,
@@ -166,11 +178,28 @@ void deep_copy(const Dst& dst, const Src& src) {
   static_assert(
       std::is_same_v<typename Dst::non_const_value_type, typename Src::non_const_value_type>,
       "deep_copy: the element types must be the same");
-  static_assert(Dst::rank == Src::rank, "deep_copy: the ranks must be the same");
+  static_assert(static_cast<int>(Dst::rank) == static_cast<int>(Src::rank),
+                "deep_copy: the ranks must be the same");
   static_assert(!std::is_const_v<typename Dst::value_type>,
                 "deep_copy: cannot write into a lightning::View of const elements");
-  lightning::detail::copy_distributed(lightning::detail::index_box(dst),
-                                      lightning::detail::index_box(src));
+  const auto dst_box = lightning::detail::index_box(dst);
+  const auto src_box = lightning::detail::index_box(src);
+  if constexpr (decltype(dst_box.view)::rank == decltype(src_box.view)::rank)
+    if (lightning::detail::same_box_shape(dst_box, src_box))
+      return lightning::detail::copy_distributed(dst_box, src_box);
+  const lightning::detail::DistributedBox d = lightning::detail::box_of(dst);
+  const lightning::detail::DistributedBox s = lightning::detail::box_of(src);
+  int64_t lo[3] = {}, dst_hi[3] = {}, src_hi[3] = {};
+  for (int a = 0; a < d.kept_rank; ++a) {
+    dst_hi[a] = static_cast<int64_t>(d.extent(a));
+    src_hi[a] = static_cast<int64_t>(s.extent(a));
+  }
+  if (d.kept_rank > 0)
+    lightning::detail::check_distributed_copy(d.label, s.label, false, d.kept_rank, lo, dst_hi, lo,
+                                              src_hi);
+  auto staged = Kokkos::create_mirror_view(src);
+  Kokkos::deep_copy(staged, src);
+  Kokkos::deep_copy(dst, staged);
 }
 
 /// Kokkos::resize of a lightning::View: a new array of the View's label, layout and

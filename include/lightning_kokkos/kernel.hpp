@@ -30,6 +30,7 @@
 #include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
 #include "lightning_kokkos/internal/kernel/native_kernel.hpp"
 #include "lightning_kokkos/internal/kernel/reducer_registry.hpp"
+#include "lightning_kokkos/subview.hpp"
 #include "lightning_kokkos/team_policy.hpp"
 #include "lightning_kokkos/view.hpp"
 
@@ -575,6 +576,10 @@ void add_kernel_member(kernel::KernelInfo& info, const std::string& name, std::p
     add_array_member(info, name, offset, data_type_of<typename M::non_const_value_type>(),
                      static_cast<int>(M::rank), M::impl_axes_reversed);
   } else {
+    static_assert(!is_view_subview_v<M>,
+                  "LIGHTNING_KERNEL: a subview cannot be a member (the runtime gives a kernel "
+                  "chunks of whole arrays): list the View, and take Kokkos::subview of it inside "
+                  "operator()");
     static_assert(std::is_arithmetic_v<M>,
                   "LIGHTNING_KERNEL: listed members must be lightning::Views or arithmetic "
                   "scalars");

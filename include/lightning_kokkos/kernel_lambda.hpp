@@ -163,6 +163,10 @@ KernelLambdaMaker<Text, L> make_kernel_lambda(Text, const L& lambda) {
 template <class W, class L, class Text, class... Caps>
 KernelRegistration register_kernel_lambda() {
   using Shape = OperatorShape<L>;
+  static_assert((!is_view_subview_v<Caps> && ...),
+                "LIGHTNING_LAMBDA: a subview cannot be captured (the runtime gives a kernel "
+                "chunks of whole arrays): capture the View, and take Kokkos::subview of it inside "
+                "the lambda");
   static_assert((is_lambda_capture_v<Caps> && ...),
                 "LIGHTNING_LAMBDA captures lightning::Views and arithmetic variables by value, "
                 "named in its capture list (no &, this or init-captures): a Kokkos::View must "

@@ -12,5 +12,5 @@
 #include "lightning_kokkos/parallel.hpp"
 #include "lightning_kokkos/portability.hpp"
 #include "lightning_kokkos/runtime.hpp"
+#include "lightning_kokkos/subview.hpp"
 #include "lightning_kokkos/view.hpp"
-#include "lightning_kokkos/view_range.hpp"

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,6 +59,11 @@ struct Dispatch {
 
 /// Launches `dispatch` (asynchronously; a reduction waits for its value).
 void launch_kernel(Dispatch dispatch);
+
+/// Prints `what` (why a parallel_reduce with several reducers failed) and aborts: Kokkos
+/// declares that parallel_reduce noexcept, so an exception would end in std::terminate
+/// without saying which launch failed.
+[[noreturn]] void stop_in_combined_reduction(const char* what) noexcept;
 
 /// The label Kokkos gave the dispatch in progress on this thread (through its tools
 /// interface); empty when there is none.
@@ -343,7 +349,15 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
       else if constexpr (ReducerSpelling<Reducer>::known || CombinedReducerParts<Reducer>::known)
         target.reduction = kernel::ReducerRegistry::reduction(RegisteredReducer<Reducer>::id);
     }
-    launch_functor(f, policy, &target);
+    if constexpr (CombinedReducerParts<Reducer>::combined) {
+      try {
+        launch_functor(f, policy, &target);
+      } catch (const std::exception& e) {
+        stop_in_combined_reduction(e.what());
+      }
+    } else {
+      launch_functor(f, policy, &target);
+    }
     if constexpr (Members::has_final) {
       if constexpr (Members::is_array)
         f.final(static_cast<typename Members::Element*>(result));

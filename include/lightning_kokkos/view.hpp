@@ -24,6 +24,7 @@
 #include "lightning_kokkos/internal/core/data_type.hpp"
 #include "lightning_kokkos/internal/core/ids.hpp"
 #include "lightning_kokkos/internal/distribution/data_distribution.hpp"
+#include "lightning_kokkos/internal/kernel/kernel_thread.hpp"
 #include "lightning_kokkos/vector_types.hpp"
 
 #if defined(__GNUC__)
@@ -105,10 +106,6 @@ void check_distributed_copy(const std::string& dst_label, const std::string& src
                             bool same_array, int rank, const int64_t* dst_lo, const int64_t* dst_hi,
                             const int64_t* src_lo, const int64_t* src_hi);
 
-/// Throws Error(kInvalidArgument) naming `label`, the axis and the extent unless
-/// 0 <= lo <= hi <= extent on every axis.
-void check_range(const std::string& label, int rank, const int64_t* lo, const int64_t* hi,
-                 const int64_t* extent);
 /// An element access where the data pointer is null: in a checked run (checked mode, see
 /// docs/annotations.md) the element's address once its index (stored order, `rank` of them)
 /// is checked against the annotation; otherwise throws the error of an access outside a
@@ -368,11 +365,15 @@ class View {
     return *handle_.data;
 #endif
   }
+  // A copy made inside a kernel's body (a subview, `auto b = a;`) owns nothing: the control
+  // block is the launching process's, and on another rank not even there (kernel_thread.hpp).
   void retain() {
-    if (control_) control_->count.fetch_add(1, std::memory_order_relaxed);
+    if (control_ && !kernel::in_kernel_body())
+      control_->count.fetch_add(1, std::memory_order_relaxed);
   }
   void release() {
-    if (control_ && control_->count.fetch_sub(1, std::memory_order_acq_rel) == 1)
+    if (control_ && !kernel::in_kernel_body() &&
+        control_->count.fetch_sub(1, std::memory_order_acq_rel) == 1)
       detail::destroy_array(control_);
     control_ = nullptr;
   }

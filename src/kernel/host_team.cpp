@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "kernel/kernel_thread.hpp"
 
 namespace lightning::kernel {
 
@@ -141,6 +142,7 @@ void run_host_team(int team_size, uint64_t scratch0_bytes, uint64_t scratch1_byt
   // (where the device turns it into the task's failure); the others only see the cancel.
   std::exception_ptr failure;
   auto run = [&](int rank) {
+    const KernelThreadScope in_kernel;  // member threads run the kernel's body too
     try {
       member(rank, team);
     } catch (const HostTeam::TeamCancelled&) {

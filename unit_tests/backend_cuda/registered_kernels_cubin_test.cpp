@@ -41,6 +41,19 @@ std::set<std::string> adapter_test_kernels() {
           .name,
       lightning::kernel_registration<lk_test::Rank3<LView<int64_t***>, LView<int64_t***>>>().name,
       lightning::kernel_registration<lk_test::Rank3Sum<LView<int64_t***>>>().name,
+      // Subviews inside kernels.
+      lightning::kernel_registration<
+          lk_test::RowDot<LView<const double**>, LView<const double*>, LView<double*>>>()
+          .name,
+      lightning::kernel_registration<lk_test::Window<LView<const int64_t*>, LView<int64_t*>>>()
+          .name,
+      lightning::kernel_registration<
+          lk_test::PlaneColumns<LView<const int64_t***>, LView<int64_t**>>>()
+          .name,
+      lightning::kernel_registration<
+          lk_test::ColumnSums<lightning::View<const float**, Kokkos::LayoutLeft>, LView<float*>>>()
+          .name,
+      lightning::kernel_registration<lk_test::SubviewPastTheEnd<LView<int*>>>().name,
       // Work tags: one kernel per tag, the tags declared for GPU code.
       lightning::kernel_registration<lk_test::Phases<LView<int64_t*>, LView<int64_t*>>>().name,
       lightning::kernel_registration<lk_test::Phases<LView<int64_t*>, LView<int64_t*>>,
@@ -105,6 +118,7 @@ const void* const kLambdaPrograms[] = {
     reinterpret_cast<const void*>(&lk_lambda::count_equal<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::team_yax<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::yax<Exec>),
+    reinterpret_cast<const void*>(&lk_lambda::row_squares<Exec>),
     reinterpret_cast<const void*>(&lk_lambda::prefix_sums<Exec, int64_t>),
     reinterpret_cast<const void*>(&lk_lambda::prefix_sums<Exec, uint8_t>),
     reinterpret_cast<const void*>(&lk_lambda::prefix_sums<Exec, float>),

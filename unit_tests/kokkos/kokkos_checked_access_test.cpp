@@ -71,6 +71,22 @@ struct WritesAhead {
       })
 };
 
+/// Reads row i of m through a subview, one column past what `read m[i, 0:cols-2]` declares.
+template <class M, class S>
+struct ReadsPastThroughASubview {
+  M m;
+  S s;
+  int64_t cols = 0;
+  LIGHTNING_KERNEL(
+      ReadsPastThroughASubview, "global i => read m[i, 0:cols-2], write s[i]", (m, s, cols),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+        const auto row = Kokkos::subview(m, i, Kokkos::ALL);
+        double sum = 0;
+        for (int64_t j = 0; j < cols; ++j) sum += row(j);
+        s(i) = sum;
+      })
+};
+
 // (Ported kernels in checked mode: kokkos_ported_blocks_test.cpp.)
 
 TEST(KokkosCheckedAccess, ReadPastTheDeclaredRegionNamesViewElementAndRule) {
@@ -99,6 +115,21 @@ TEST(KokkosCheckedAccess, ReadPastTheDeclaredRegionNamesViewElementAndRule) {
   EXPECT_EQ(fence_error(), "");
   auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), out);
   EXPECT_EQ(h(0), 2.0f);
+}
+
+TEST(KokkosCheckedAccess, ReadPastTheDeclaredRegionThroughASubviewNamesTheView) {
+  const int n = 64, cols = 8;
+  LView<double**> m("grid", n, cols);
+  LView<double*> s("sums", n);
+  Kokkos::deep_copy(m, 1.0);
+  Kokkos::parallel_for("row past its columns", Kokkos::RangePolicy<Exec>(0, n),
+                       ReadsPastThroughASubview<LView<const double**>, LView<double*>>{m, s, cols});
+  const std::string e = fence_error();
+  ASSERT_FALSE(e.empty()) << "an under-declared read through a subview passed in checked mode";
+  EXPECT_TRUE(has(e, "View 'grid' (parameter 'm')")) << e;
+  EXPECT_TRUE(has(e, "that the annotation declares to read")) << e;
+  Kokkos::deep_copy(s, 0.0);  // written by the failed launch
+  EXPECT_EQ(fence_error(), "");
 }
 
 TEST(KokkosCheckedAccess, AViewAFailedLaunchWroteIsRefusedUntilOverwritten) {

@@ -168,4 +168,19 @@ T prefix_sums(const Space& space, const ViewOf<Space, const T*>& x, const ViewOf
   return total;
 }
 
+/// s(i) = the sum of squares of row i of m, the row a subview taken inside the lambda.
+template <class Space>
+void row_squares(const ViewOf<Space, const double**>& m, const ViewOf<Space, double*>& s,
+                 int64_t cols) {
+  Kokkos::parallel_for(
+      "row squares", Kokkos::RangePolicy<Space>(0, static_cast<int64_t>(m.extent(0))),
+      LIGHTNING_LAMBDA(
+          "global i => read m[i, 0:cols-1], write s[i]", (m, s, cols), (const int64_t i) {
+            const auto row = Kokkos::subview(m, i, Kokkos::ALL);
+            double sum = 0;
+            for (int64_t j = 0; j < cols; ++j) sum += row(j) * row(j);
+            s(i) = sum;
+          }));
+}
+
 }  // namespace lk_lambda

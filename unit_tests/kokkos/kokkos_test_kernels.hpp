@@ -304,3 +304,93 @@ struct GridPhases {
 };
 
 }  // namespace lk_test
+
+namespace lk_test {
+
+/// Subviews inside kernels, as Kokkos code takes them: y(i) = row i of m dotted with x, the
+/// row an integer-index subview and x a range one; the annotation names the arrays'
+/// elements, as ever.
+template <class M, class X, class Y>
+struct RowDot {
+  M m;
+  X x;
+  Y y;
+  int64_t cols = 0;
+  LIGHTNING_KERNEL(
+      RowDot, "global i => read m[i, 0:cols-1], read x[0:cols-1], write y[i]", (m, x, y, cols),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+        const auto row = Kokkos::subview(m, i, Kokkos::ALL);
+        const auto head = Kokkos::subview(x, Kokkos::make_pair(int64_t{0}, cols));
+        double sum = 0;
+        for (int64_t j = 0; j < static_cast<int64_t>(row.extent(0)); ++j) sum += row(j) * head(j);
+        y(i) = sum;
+      })
+};
+
+/// A window of three elements (a range subview at an offset), through a copy of the View
+/// made inside the kernel: out(i) = in(i-1) - 2 in(i) + 3 in(i+1).
+template <class In, class Out>
+struct Window {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      Window, "global i => read in[i-1:i+1], write out[i]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+        const auto source = in;  // a View copied inside a kernel: no owner
+        const auto w = Kokkos::subview(source, Kokkos::make_pair(i - 1, i + 2));
+        out(i) = w(0) - 2 * w(1) + 3 * w.extent_int(0) * w(2) / 3;
+      })
+};
+
+/// Rank 3 to 2 to 1 to 0: for plane i of t, out(i, j) = the sum of column j of the plane
+/// (a subview of a subview) plus its first element (a rank-0 subview), written through a
+/// subview of out.
+template <class T, class Out>
+struct PlaneColumns {
+  T t;
+  Out out;
+  LIGHTNING_KERNEL(
+      PlaneColumns, "global i => read t[i, :, :], write out[i, :]", (t, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+        const auto plane = Kokkos::subview(t, i, Kokkos::ALL, Kokkos::ALL);
+        const auto target = Kokkos::subview(out, i, Kokkos::ALL);
+        for (int64_t j = 0; j < static_cast<int64_t>(plane.extent(1)); ++j) {
+          const auto column = Kokkos::subview(plane, Kokkos::ALL, j);
+          int64_t sum = Kokkos::subview(t, i, 0, j)();
+          for (int64_t r = 0; r < static_cast<int64_t>(column.extent(0)); ++r) sum += column(r);
+          target(j) = sum;
+        }
+      })
+};
+
+/// Column sums of a column-major (LayoutLeft) matrix, each column a subview:
+/// s(j) = sum of rows [first, last) of column j.
+template <class M, class S>
+struct ColumnSums {
+  M m;
+  S s;
+  int64_t first = 0, last = 0;
+  LIGHTNING_KERNEL(
+      ColumnSums, "global j => read m[first:last-1, j], write s[j]", (m, s, first, last),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t j) const {
+        const auto column = Kokkos::subview(m, Kokkos::make_pair(first, last), j);
+        float sum = 0;
+        for (int64_t r = 0; r < static_cast<int64_t>(column.extent(0)); ++r) sum += column(r);
+        s(j) = sum;
+      })
+};
+
+/// A subview with an index past the end of its View, taken inside a kernel (the runtime stops
+/// the launch with the subview's error).
+template <class X>
+struct SubviewPastTheEnd {
+  X x;
+  LIGHTNING_KERNEL(
+      SubviewPastTheEnd, "global i => write x[i]", (x),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i) const {
+        Kokkos::subview(x, Kokkos::make_pair(i, i + 1))(0) = 1;
+        if (i == 0) Kokkos::subview(x, static_cast<int64_t>(x.extent(0)))() = 2;
+      })
+};
+
+}  // namespace lk_test

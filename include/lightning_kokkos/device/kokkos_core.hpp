@@ -5,6 +5,8 @@
 // Kokkos itself.
 #pragma once
 
+#include "lightning_kokkos/device/array_subview.hpp"
+#include "lightning_kokkos/device/device_array.hpp"
 #include "lightning_kokkos/device/kokkos_macros.hpp"
 
 #if defined(__CUDACC_RTC__)
@@ -499,6 +501,118 @@ __device__ inline double fabs(double x) {
 }
 __device__ inline float fabs(float x) {
   return ::fabsf(x);
+}
+
+// Subviews of a kernel's arrays (a lightning::View member is a DeviceArray here), as
+// Kokkos::subview on the host (lightning_kokkos/subview.hpp): an integer drops its axis, a
+// Kokkos::pair or Kokkos::ALL keeps a range of it.
+template <class T1, class T2>
+struct pair {
+  T1 first;
+  T2 second;
+  __host__ __device__ constexpr pair() : first(), second() {}
+  __host__ __device__ constexpr pair(T1 a, T2 b) : first(a), second(b) {}
+};
+template <class T1, class T2>
+__host__ __device__ constexpr pair<T1, T2> make_pair(T1 a, T2 b) {
+  return pair<T1, T2>(a, b);
+}
+struct ALL_t {
+  __host__ __device__ constexpr const ALL_t& operator()() const { return *this; }
+};
+constexpr ALL_t ALL{};
+
+}  // namespace Kokkos
+
+namespace lightning::jit {
+
+template <class T>
+struct is_index {
+  static constexpr bool value = false;
+};
+#define LIGHTNING_JIT_INDEX(T)          \
+  template <>                           \
+  struct is_index<T> {                  \
+    static constexpr bool value = true; \
+  };
+LIGHTNING_JIT_INDEX(char)
+LIGHTNING_JIT_INDEX(signed char)
+LIGHTNING_JIT_INDEX(unsigned char)
+LIGHTNING_JIT_INDEX(short)
+LIGHTNING_JIT_INDEX(unsigned short)
+LIGHTNING_JIT_INDEX(int)
+LIGHTNING_JIT_INDEX(unsigned)
+LIGHTNING_JIT_INDEX(long)
+LIGHTNING_JIT_INDEX(unsigned long)
+LIGHTNING_JIT_INDEX(long long)
+LIGHTNING_JIT_INDEX(unsigned long long)
+#undef LIGHTNING_JIT_INDEX
+
+template <class T>
+struct is_device_array {
+  static constexpr bool value = false;
+};
+template <class T, int R>
+struct is_device_array<DeviceArray<T, R>> {
+  static constexpr bool value = true;
+};
+template <class T, int R>
+struct is_device_array<ReversedDeviceArray<T, R>> {
+  static constexpr bool value = true;
+};
+
+/// The axes subview arguments keep (bit a: argument a is a range).
+template <class... Args>
+__host__ __device__ constexpr unsigned kept_axes() {
+  unsigned kept = 0;
+  int axis = 0;
+  ((kept |= (is_index<Args>::value ? 0u : 1u) << axis++), ...);
+  return kept;
+}
+template <class I>
+__device__ typename enable_if<is_index<I>::value>::type bounds_of(I i, int64_t, int64_t& lo,
+                                                                  int64_t& hi) {
+  lo = static_cast<int64_t>(i);
+  hi = lo + 1;
+}
+template <class I, class J>
+__device__ void bounds_of(const Kokkos::pair<I, J>& r, int64_t, int64_t& lo, int64_t& hi) {
+  lo = static_cast<int64_t>(r.first);
+  hi = static_cast<int64_t>(r.second);
+}
+__device__ inline void bounds_of(Kokkos::ALL_t, int64_t extent, int64_t& lo, int64_t& hi) {
+  lo = 0;
+  hi = extent;
+}
+template <class S, class... Args>
+__device__ void subview_bounds(const S& s, int64_t* lo, int64_t* hi, Args... args) {
+  int axis = 0;  // the comma fold runs left to right
+  ((bounds_of(args, static_cast<int64_t>(s.extent(axis)), lo[axis], hi[axis]), ++axis), ...);
+}
+
+}  // namespace lightning::jit
+
+namespace Kokkos {
+
+template <class A, class... Args>
+__device__ typename lightning::jit::enable_if<
+    lightning::jit::is_device_array<A>::value,
+    lightning::ArraySubview<A, lightning::jit::kept_axes<Args...>()>>::type
+subview(const A& array, Args... args) {
+  static_assert(sizeof...(Args) == A::rank, "Kokkos::subview: one argument per axis");
+  int64_t lo[3] = {}, hi[3] = {};
+  lightning::jit::subview_bounds(array, lo, hi, args...);
+  return lightning::make_array_subview<lightning::jit::kept_axes<Args...>()>(array, lo, hi);
+}
+template <class A, unsigned K, class... Args>
+__device__ lightning::ArraySubview<
+    A, lightning::subview_axes::compose(K, lightning::jit::kept_axes<Args...>())>
+subview(const lightning::ArraySubview<A, K>& s, Args... args) {
+  static_assert(sizeof...(Args) == lightning::ArraySubview<A, K>::rank,
+                "Kokkos::subview of a subview: one argument per axis it keeps");
+  int64_t lo[3] = {}, hi[3] = {};
+  lightning::jit::subview_bounds(s, lo, hi, args...);
+  return lightning::compose_subviews<lightning::jit::kept_axes<Args...>()>(s, lo, hi);
 }
 
 }  // namespace Kokkos
