@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "core/error.hpp"
 #include "core/log.hpp"
@@ -10,6 +12,20 @@
 #include "driver/worker_service.hpp"
 
 namespace lightning::driver {
+
+namespace {
+
+// Whether the launcher ends every rank of the job when one calls MPI_Abort, a stopped one too:
+// Open MPI's mpirun does (SIGCONT, SIGTERM, SIGKILL) unless run with --enable-recovery. Where
+// it does, a survivor must not end a lost rank itself first: mpirun would see that rank die
+// while the abort is under way, and can then hang instead of ending the job.
+bool launcher_ends_every_rank() {
+  if (!std::getenv("OMPI_COMM_WORLD_SIZE")) return false;  // not Open MPI's mpirun: unknown
+  const char* recovery = std::getenv("OMPI_MCA_orte_enable_recovery");
+  return !recovery || std::string(recovery) == "0" || std::string(recovery) == "false";
+}
+
+}  // namespace
 
 Cluster::Options Cluster::Options::from(const Config& config) {
   return {config.heartbeat_interval, config.peer_timeout, config.direct_receive_wait};
@@ -66,11 +82,12 @@ Cluster::~Cluster() {
   if (const std::string reason = first_loss(); !reason.empty()) {
     log().error("rank {}: ending the MPI job (MPI_Abort): {}", rank_, reason);
     // mpirun --enable-recovery ends neither a stopped nor a hung rank, and would wait for it
-    // for ever: end the lost ranks that still live on this host.
-    for (int lost : lost_ranks())
-      if (end_process(processes_.at(static_cast<size_t>(lost))))
-        log().error("rank {}: ended rank {} (pid {}), lost but still alive on this host", rank_,
-                    lost, processes_.at(static_cast<size_t>(lost)).pid);
+    // for ever: end the lost ranks that still live on this host, unless the launcher will.
+    if (!launcher_ends_every_rank())
+      for (int lost : lost_ranks())
+        if (end_process(processes_.at(static_cast<size_t>(lost))))
+          log().error("rank {}: ended rank {} (pid {}), lost but still alive on this host", rank_,
+                      lost, processes_.at(static_cast<size_t>(lost)).pid);
     log().flush();
     std::fflush(nullptr);
     MPI_Abort(MPI_COMM_WORLD, 1);
