@@ -620,6 +620,8 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
     check_functor_reduction<F, Value>();
     set_host_entry<F, rank, Value, false, Tag>(info);
     info.reduction = FunctorReduction<F, Value>::reduction();
+    info.device.functor_init = FunctorReduction<F, Value>::has_init;
+    info.device.functor_join = FunctorReduction<F, Value>::has_join;
   } else {
     set_host_entry<F, rank, void, false, Tag>(info);
   }

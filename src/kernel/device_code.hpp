@@ -33,6 +33,10 @@ struct DeviceCode {
   /// kFunctorBody: the qualified name of the Kokkos work tag the entry passes first (the
   /// policy's, selecting one of the functor's operators); empty: none.
   std::string work_tag;
+  /// kFunctorBody reductions: the functor has its own init (join), which GPU code calls on
+  /// the functor (it must then be in the source, i.e. inside LIGHTNING_KERNEL).
+  bool functor_init = false;
+  bool functor_join = false;
   /// The byte offset of the launch's shape in the kernel's bytes: kPorted, its
   /// jit::PortedLaunch; kTeamFunctorBody, its jit::TeamLaunch.
   size_t launch_offset = 0;

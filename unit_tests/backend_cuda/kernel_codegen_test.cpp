@@ -344,14 +344,39 @@ TEST(KernelCodegen, RegisteredReducersFoldWithTheirDeviceClasses) {
   }
   info.reduction = Reduction::custom(24);
   compile(generate_kernel(info, spec), "minmaxloc");
-  // A kernel's own init/join (reducer 0) has no GPU code.
+  // A kernel's own init/join (reducer 0) are called on the functor: its source must have them.
   spec.reduction = Reduction::custom(24);
+  info.device.functor_init = info.device.functor_join = true;
   try {
     generate_kernel(info, spec);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_TRUE(contains(e.what(), "runs on host devices only")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "its init/join are not inside LIGHTNING_KERNEL")) << e.what();
   }
+  const std::string operator_only = info.device.source;
+  info.device.source +=
+      " KOKKOS_INLINE_FUNCTION void init(Kokkos::MinMaxLoc<float, int64_t>::value_type& m) const"
+      " { m.min_val = 1e30f; m.max_val = -1e30f; m.min_loc = m.max_loc = 0; }"
+      " KOKKOS_INLINE_FUNCTION void join(Kokkos::MinMaxLoc<float, int64_t>::value_type& d,"
+      " const Kokkos::MinMaxLoc<float, int64_t>::value_type& s) const"
+      " { if (s.min_val < d.min_val) { d.min_val = s.min_val; d.min_loc = s.min_loc; } }";
+  g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "f.init(value);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "f.join(a, b);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "static_assert(sizeof(Value) == 24")) << g.source;
+  compile(g, "own init and join");
+  // Without them: value-initialised, folded with +=.
+  info.device.functor_init = info.device.functor_join = false;
+  info.device.source = operator_only;
+  info.reduction = Reduction::custom(8);
+  info.device.source =
+      "void operator()(const int i, const int j, double& sum) const { sum += x(i + j); }";
+  spec.reduction = Reduction::custom(8);
+  g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "a += b;")) << g.source;
+  compile(g, "own value, default init and join");
+  info.reduction = Reduction::custom(24);
+  info.device.source = operator_only;
   // A reducer without a GPU spelling (several reducers of one parallel_reduce) is named.
   kernel::ReducerInfo host_only;
   host_only.name = "combined(Kokkos::Sum<double>, Kokkos::MinLoc<float, int64_t>)";

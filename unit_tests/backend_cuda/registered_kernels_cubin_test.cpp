@@ -41,6 +41,8 @@ std::set<std::string> adapter_test_kernels() {
           .name,
       lightning::kernel_registration<lk_test::Rank3<LView<int64_t***>, LView<int64_t***>>>().name,
       lightning::kernel_registration<lk_test::Rank3Sum<LView<int64_t***>>>().name,
+      // A reduction with its own init and join inside the macro.
+      lightning::kernel_registration<lk_test::Spread<LView<double*>>>().name,
       // Subviews inside kernels.
       lightning::kernel_registration<
           lk_test::RowDot<LView<const double**>, LView<const double*>, LView<double*>>>()

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -87,6 +88,28 @@ TEST(KokkosReduce, FunctorInitJoinAndFinalAreHonoured) {
   EXPECT_EQ(host_min.index, 3334);
   EXPECT_EQ(got_min.value, host_min.value);
   EXPECT_EQ(got_min.index, host_min.index);
+}
+
+TEST(KokkosReduce, OwnInitAndJoinInsideTheMacroMatchTheHostSpace) {
+  // On host devices and GPUs alike: GPU code calls the functor's init and join.
+  std::mt19937 rng(59);
+  for (int round = 0; round < 5; ++round) {
+    const int n = lk_test::uniform(rng, 1, 20000);
+    KView<double*> hx("x", n);
+    for (int i = 0; i < n; ++i) hx(i) = lk_test::uniform(rng, -100000, 100000) * 0.25;
+    auto x = distributed_copy_1d(hx, lightning::dist::block(lk_test::uniform(rng, 1, n)));
+    // A floor above every value in some rounds: init's floor is then the highest.
+    const double floor = round % 2 ? 1e6 : lk_test::uniform(rng, -100000, 0);
+    using Value = lk_test::Spread<LView<double*>>::value_type;
+    lk_test::Spread<KView<double*>>::value_type host{};
+    Value got{};
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
+                            lk_test::Spread<KView<double*>>{hx, floor}, host);
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(lk_test::random_space(rng, n), 0, n),
+                            lk_test::Spread<LView<double*>>{x, floor}, got);
+    EXPECT_EQ(got.low, host.low) << "n " << n;
+    EXPECT_EQ(got.high, host.high) << "n " << n << ", floor " << floor;
+  }
 }
 
 TEST(KokkosReduce, MinAndMaxReducersMatchHost) {

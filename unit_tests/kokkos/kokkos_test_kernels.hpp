@@ -394,3 +394,32 @@ struct SubviewPastTheEnd {
 };
 
 }  // namespace lk_test
+
+namespace lk_test {
+
+/// A reduction with its own value type, init and join written inside LIGHTNING_KERNEL, so
+/// that GPU code has them too: the lowest x(i) and the highest above a floor the functor
+/// holds (init reads it).
+template <class X>
+struct Spread {
+  X x;
+  double floor = 0;
+  LIGHTNING_KERNEL(
+      Spread, "global i => read x[i]", (x, floor),
+      struct value_type {
+        double low;
+        double high;
+      };
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, value_type& v) const {
+        if (x(i) < v.low) v.low = x(i);
+        if (x(i) > v.high) v.high = x(i);
+      } KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+        v.low = 1e300;
+        v.high = floor;
+      } KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const {
+        if (src.low < dst.low) dst.low = src.low;
+        if (src.high > dst.high) dst.high = src.high;
+      })
+};
+
+}  // namespace lk_test

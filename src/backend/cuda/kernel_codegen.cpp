@@ -96,16 +96,30 @@ void append_launch_shape(const KernelInfo& info, Member shape, std::vector<Membe
   members.push_back(shape);
 }
 
-// Refuses the reductions GPU code cannot make: custom reducers, and a value type of another
-// size than the kernel's.
-void check_reduction(const KernelInfo& info, const KernelSpecialization& spec) {
+// Refuses the reductions GPU code cannot make: custom reducers, a functor's own init/join
+// where `functor_fold` is false (team kernels), and a value type of another size than the
+// kernel's.
+void check_reduction(const KernelInfo& info, const KernelSpecialization& spec,
+                     bool functor_fold = false) {
   if (spec.reduction.is_custom()) {
     if (info.reduction->value_size == 0)
       fail(info, "an array reduction (value_type T[] with value_count) runs on host devices only");
+    if (spec.reduction.reducer == 0 && functor_fold) {
+      // Its init and join are called in GPU code: they must be in the source.
+      const std::string& source = info.device.source;
+      if ((info.device.functor_init && source.find("init") == std::string::npos) ||
+          (info.device.functor_join && source.find("join") == std::string::npos))
+        fail(info,
+             "its init/join are not inside LIGHTNING_KERNEL(...), so GPU code cannot call "
+             "them: write them (KOKKOS_INLINE_FUNCTION) in the macro's last argument, after "
+             "operator()");
+      return;
+    }
     if (spec.reduction.reducer == 0)
       fail(info,
-           "a functor's own init/join runs on host devices only (GPUs reduce with + * min max "
-           "and Kokkos' reducers: LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMax, MinMaxLoc, ...)");
+           "a team kernel's own init/join runs on host devices only (GPUs reduce team values "
+           "with + * min max and Kokkos' reducers: LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, "
+           "MinMax, MinMaxLoc, ...)");
     const kernel::ReducerInfo& reducer = kernel::ReducerRegistry::get(spec.reduction.reducer);
     if (reducer.device_type.empty())
       fail(info, "the reducer " + reducer.name + " runs on host devices only");
@@ -393,10 +407,12 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   if (scans)
     check_scan(info, spec);
   else if (reduces)
-    check_reduction(info, spec);
+    check_reduction(info, spec, true);
   const std::vector<Member> members = members_of(info);
-  // A registered reducer folds its own value type with its init and join (kokkos_core.hpp).
+  // A registered reducer folds its own value type with its init and join (kokkos_core.hpp);
+  // a functor's own init and join (or value-initialisation and +=) fold the operator's.
   const bool by_reducer = reduces && spec.reduction.is_custom();
+  const bool by_functor = by_reducer && spec.reduction.reducer == 0;
   const std::string value_type = by_reducer ? std::string("lightning_generated::Value")
                                             : std::string(name_of(spec.reduction.type));
   // Work tags: every tag the operators take is declared for GPU code (as an empty class, as
@@ -421,11 +437,27 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
           : std::string();
   if (!declaration.empty()) body = "  " + declaration + "\n" + body;
   body = tag.member_declarations + body;
+  if (by_functor) {
+    // The update's type as the operator spells it, named at the end of the struct, where the
+    // source's own declarations (value_type) are visible.
+    const int update = rank + (tag.value.empty() ? 0 : 1);
+    const auto operators = kernel::operator_parameter_types(info.device.source);
+    const auto at = static_cast<size_t>(std::max(tag.operator_index, 0));
+    if (at >= operators.size() || operators[at].size() <= static_cast<size_t>(update))
+      fail(info, "no operator() in its source takes the reduction's value after its indices");
+    body +=
+        "\n  using lightning_update_type = " + operators[at][static_cast<size_t>(update)] + ";\n";
+  }
   write_struct(out, info, "Functor", members, body);
   out << "\n}  // namespace lightning_generated\n\n";
 
   const int block = spec.block_size;
-  if (by_reducer)
+  if (by_functor)
+    out << "namespace lightning_generated {\nusing Value = Functor::lightning_update_type;\n"
+        << "static_assert(sizeof(Value) == " << info.reduction->value_size
+        << ", \"the reduction's value type has another size in GPU code\");\n"
+        << "}  // namespace lightning_generated\n\n";
+  else if (by_reducer)
     out << "namespace lightning_generated {\nusing Reducer = "
         << kernel::ReducerRegistry::get(spec.reduction.reducer).device_type
         << ";\nusing Value = Reducer::value_type;\n}  // namespace lightning_generated\n\n";
@@ -468,7 +500,10 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   // into its array's data pointer (docs/cuda.md), so nothing is copied or re-based here.
   out << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kEntryName
       << parameters << " {\n";
-  if (by_reducer)
+  if (by_functor)
+    out << "  " << value_type << " value = " << value_type << "();\n"
+        << (info.device.functor_init ? "  f.init(value);\n" : "");
+  else if (by_reducer)
     out << "  " << value_type << " value;\n  lightning_generated::Reducer(value).init(value);\n";
   else if (reduces)
     out << "  " << value_type
@@ -514,7 +549,10 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
         << "    if (threadIdx.x < s && threadIdx.x + s < blockDim.x) {\n"
         << "      " << (by_reducer ? "" : "const ") << value_type << " a = scratch[threadIdx.x];\n"
         << "      const " << value_type << " b = scratch[threadIdx.x + s];\n";
-    if (by_reducer)
+    if (by_functor)
+      out << (info.device.functor_join ? "      f.join(a, b);\n" : "      a += b;\n")
+          << "      scratch[threadIdx.x] = a;\n";
+    else if (by_reducer)
       out << "      lightning_generated::Reducer(a).join(a, b);\n"
           << "      scratch[threadIdx.x] = a;\n";
     else
