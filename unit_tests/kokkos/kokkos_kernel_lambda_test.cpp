@@ -13,24 +13,12 @@
 
 namespace {
 
+using lk_test::distributed_copy;
 using lk_test::Exec;
 using lk_test::Host;
 using lk_test::KView;
 using lk_test::LView;
 using lk_test::to_host;
-
-template <class D>
-LView<D> distributed_copy(const KView<D>& h, const lightning::DataDistribution& dist) {
-  LView<D> v = [&] {
-    if constexpr (KView<D>::rank == 1)
-      return LView<D>(h.label(), h.extent(0), dist);
-    else
-      return LView<D>(h.label(), h.extent(0), h.extent(1), dist);
-  }();
-  Kokkos::deep_copy(v, h);
-  return v;
-}
-
 using lk_test::uniform;
 
 TEST(KokkosKernelLambda, ForLoopsMatchTheHostSpaceOverRandomShapes) {

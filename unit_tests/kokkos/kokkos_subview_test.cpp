@@ -14,33 +14,16 @@
 
 namespace {
 
+using lk_test::distributed_copy;
 using lk_test::error_of;
 using lk_test::Exec;
 using lk_test::Host;
 using lk_test::KView;
 using lk_test::LView;
 using lk_test::random_space;
+using lk_test::to_host;
 using lk_test::uniform;
 using Left = Kokkos::LayoutLeft;
-
-template <class V>
-auto to_host(const V& v) {
-  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
-}
-
-template <class D, class L = Kokkos::LayoutRight>
-lightning::View<D, L> distributed_copy(const Kokkos::View<D, L, Kokkos::HostSpace>& h,
-                                       const lightning::DataDistribution& dist) {
-  lightning::View<D, L> v;
-  if constexpr (lightning::View<D, L>::rank == 1)
-    v = lightning::View<D, L>(h.label(), h.extent(0), dist);
-  else if constexpr (lightning::View<D, L>::rank == 2)
-    v = lightning::View<D, L>(h.label(), h.extent(0), h.extent(1), dist);
-  else
-    v = lightning::View<D, L>(h.label(), h.extent(0), h.extent(1), h.extent(2), dist);
-  Kokkos::deep_copy(v, h);
-  return v;
-}
 
 TEST(KokkosSubview, InsideFunctorsMatchesTheHostSpaceOverRandomShapes) {
   std::mt19937 rng(71);

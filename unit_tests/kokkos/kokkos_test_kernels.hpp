@@ -53,12 +53,25 @@ inline Exec random_space(std::mt19937& rng, int n) {
                             : Exec(lightning::work::cyclic(std::max(1, size / 3)));
 }
 
-/// A host copy of a distributed View.
-template <class T>
-KView<T> to_host(const LView<T>& v) {
-  auto m = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(m, v);
-  return m;
+/// A host copy of a distributed View or subview (a Kokkos::View of its rank and layout).
+template <class V>
+auto to_host(const V& v) {
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+}
+
+/// A distributed copy, of distribution `dist`, of a host View of any rank and layout.
+template <class D, class L>
+lightning::View<D, L> distributed_copy(const Kokkos::View<D, L, Kokkos::HostSpace>& h,
+                                       const lightning::DataDistribution& dist) {
+  lightning::View<D, L> v;
+  if constexpr (lightning::View<D, L>::rank == 1)
+    v = lightning::View<D, L>(h.label(), h.extent(0), dist);
+  else if constexpr (lightning::View<D, L>::rank == 2)
+    v = lightning::View<D, L>(h.label(), h.extent(0), h.extent(1), dist);
+  else
+    v = lightning::View<D, L>(h.label(), h.extent(0), h.extent(1), h.extent(2), dist);
+  Kokkos::deep_copy(v, h);
+  return v;
 }
 
 template <class X, class Y>

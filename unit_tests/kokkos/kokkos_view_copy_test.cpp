@@ -15,6 +15,7 @@ namespace {
 using lk_test::error_of;
 using lk_test::KView;
 using lk_test::LView;
+using lk_test::to_host;
 using Left = Kokkos::LayoutLeft;
 
 using lk_test::uniform;
@@ -33,11 +34,6 @@ lightning::DataDistribution random_distribution(std::mt19937& rng, int rank, int
     default:
       return lightning::dist::block(n);  // one chunk
   }
-}
-
-template <class V>
-auto to_host(const V& v) {
-  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
 }
 
 TEST(KokkosViewCopy, WholeViewsOfEveryRankLayoutAndDistribution) {
