@@ -1,9 +1,10 @@
 // A program in the Kokkos tutorials' lambda style: Views and host mirrors, a parallel_for, the
 // smallest element and where it is (Kokkos::MinLoc), an exclusive scan that places the
-// positive elements one after another (a stream compaction), and a deep_copy into a View of
-// another distribution. Every kernel is a LIGHTNING_LAMBDA; the alias `exec` is the one line
-// that decides where it runs (Kokkos::DefaultHostExecutionSpace runs it on Kokkos alone).
-// It checks its results on the host and exits 1 on a mismatch.
+// positive elements one after another (a stream compaction), a matrix filled row by row
+// through subviews, and a deep_copy into a View of another distribution. Every kernel is a
+// LIGHTNING_LAMBDA; the alias `exec` is the one line that decides where it runs
+// (Kokkos::DefaultHostExecutionSpace runs it on Kokkos alone). It checks its results on the host
+// and exits 1 on a mismatch.
 //
 //   lambdas [--size N] [--chunk C]
 #include <CLI/CLI.hpp>
@@ -70,18 +71,32 @@ int main(int argc, char* argv[]) {
                             }),
                         positives);
 
+  // y again, four elements to a row of a matrix: each thread fills its row through a
+  // subview.
+  const int64_t rows = (n + 3) / 4;
+  auto quads = lightning::allocate<view<int64_t**>>(
+      "quads", lightning::dist::rows(chunk / 4 > 0 ? chunk / 4 : 1), rows, 4);
+  Kokkos::parallel_for(
+      "quads", Kokkos::RangePolicy<exec>(space, 0, rows),
+      LIGHTNING_LAMBDA(
+          "global r => read y[4*r:4*r+3], write quads[r, :]", (y, quads, n), (const int64_t r) {
+            const auto row = Kokkos::subview(quads, r, Kokkos::ALL);
+            for (int64_t j = 0; j < 4; ++j) row(j) = 4 * r + j < n ? y(4 * r + j) : 0;
+          }));
+
   // y again, cut into chunks dealt round-robin, and back to the host.
   auto dealt = lightning::allocate<view<int64_t*>>(
       "dealt", lightning::dist::block_cyclic(chunk / 4 > 0 ? chunk / 4 : 1), n);
   Kokkos::deep_copy(dealt, y);
   auto host_y = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), dealt);
   auto host_packed = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
+  auto host_quads = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), quads);
 
   int64_t want_min = host_x(0) * a + 1, want_loc = 0, want_positives = 0;
   bool ok = true;
   for (int64_t i = 0; i < n; ++i) {
     const int64_t v = a * host_x(i) + 1;
-    ok = ok && host_y(i) == v;
+    ok = ok && host_y(i) == v && host_quads(i / 4, i % 4) == v;
     if (v < want_min) want_min = v, want_loc = i;
     if (v > 0) ok = ok && host_packed(want_positives++) == v;
   }
