@@ -150,12 +150,13 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
                                      scan.reduction.type, scan.reduction.value_size);
   };
 
-  // Partial pass: each superblock's total (the last one's only when the scan's total is
-  // asked for). It writes nothing (Kokkos' contract for final = false), so it binds every
-  // access for reading (in checked mode, a write there is a violation).
+  // Partial pass: each superblock's total, but the last one's: no later superblock needs it,
+  // and the scan's total comes out of its final pass. It writes nothing (Kokkos' contract
+  // for final = false), so it binds every access for reading (in checked mode, a write
+  // there is a violation).
   std::vector<ChunkRef> partial(n);
   for (size_t s = 0; s < n; ++s) {
-    if (s == order.back() && !scan.total) continue;
+    if (s == order.back()) continue;
     ExecuteTask exec =
         bind_superblock(superblocks[s], all_regions.data() + s * per_superblock, true);
     exec.scan = ScanPass::kPartial;
@@ -168,11 +169,9 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
   // and sent on to the next one's worker when that differs.
   std::vector<ChunkRef> prefix_of(n);  // invalid: the identity
   ChunkRef prefix;
-  ChunkRef total;
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k + 1 < n; ++k) {
     const size_t s = order[k];
     prefix_of[s] = prefix;
-    if (k + 1 == n && !scan.total) break;
     ChunkRef next = partial[s];
     if (prefix.id.valid()) {
       next = value_chunk(s);
@@ -180,10 +179,6 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
                    FoldTask{prefix.id, next.id, Rect(), scan.reduction, launch_, true});
       builder_.add(worker_of(s),
                    FoldTask{partial[s].id, next.id, Rect(), scan.reduction, launch_, false});
-    }
-    if (k + 1 == n) {
-      total = next;
-      break;
     }
     const size_t following = order[k + 1];
     if (worker_of(following) != worker_of(s)) {
@@ -193,13 +188,20 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
     }
     prefix = next;
   }
+  prefix_of[order.back()] = prefix;
 
   // Final pass, bound and followed by its coherence updates superblock by superblock (as a
-  // parallel_for's), so that overlapping writes keep their order.
+  // parallel_for's), so that overlapping writes keep their order. The last superblock's
+  // leaves its inclusive end, the scan's total, in a value chunk when it is asked for.
+  ChunkRef total;
   for (size_t s = 0; s < n; ++s) {
     ExecuteTask exec = bind_superblock(superblocks[s], all_regions.data() + s * per_superblock);
     exec.scan = ScanPass::kFinal;
     exec.scan_prefix = prefix_of[s].id;
+    if (s == order.back() && scan.total) {
+      total = value_chunk(s);
+      exec.scalar_partial = total.id;
+    }
     builder_.add(worker_of(s), std::move(exec));
     propagate_pending();
   }

@@ -35,11 +35,11 @@ struct ScalarReduction {
   HostBufferId result;
 };
 
-/// A parallel_scan: the kernel runs every superblock twice, once with `final` false to get the
-/// superblock's total (a partial), then with `final` true from the fold of every earlier
-/// superblock's partial, in index order across devices and workers (the carry). The last
-/// carry, the scan's total, is copied to the driver's host buffer `total` when there is one.
-/// The domain is rank 1.
+/// A parallel_scan: the kernel runs every superblock but the last (in index order) with
+/// `final` false to get the superblock's total (a partial), then every superblock with `final`
+/// true from the fold of every earlier superblock's partial, in index order across devices and
+/// workers (the carry). The last superblock's final pass ends at the scan's total, which is
+/// copied to the driver's host buffer `total` when there is one. The domain is rank 1.
 struct ScanRequest {
   Reduction reduction;  ///< how values join (a custom one: the launch's kernel's functions)
   std::optional<HostBufferId> total;

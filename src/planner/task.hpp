@@ -71,7 +71,9 @@ struct ExecuteTask {
   };
   std::vector<Binding> bindings;
   /// For scalar reductions and a scan's partial pass: the rank-0 chunk receiving this
-  /// superblock's partial result.
+  /// superblock's partial result. For a scan's final pass: where it leaves the value after
+  /// its last index (its prefix joined with all of its values), the scan's total when this
+  /// is the last superblock and the launch asks for one; invalid otherwise.
   ChunkId scalar_partial;
   ScanPass scan = ScanPass::kNone;
   /// A scan's final pass: the rank-0 chunk holding the fold of every earlier superblock's

@@ -41,7 +41,8 @@ struct KernelRun {
   std::string name;              ///< the launch's name, for messages and traces
   std::vector<uint8_t> functor;  ///< its bytes, array handles patched to this device's memory
   Rect superblock;               ///< thread indices
-  /// Reductions and a scan's partial pass: value_size bytes in this device's memory.
+  /// Reductions and a scan's partial pass: value_size bytes in this device's memory. A scan's
+  /// final pass: where it leaves the value after its last index, when the plan asks.
   void* partial = nullptr;
   /// Reductions: how values combine, the launch's as this process runs it (a custom one has
   /// the kernel's init/join: KernelInfo::resolve).

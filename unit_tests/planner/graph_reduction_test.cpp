@@ -84,7 +84,7 @@ TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
   r.scan = ScanRequest{Reduction::custom(8), std::nullopt};
   {
     PlanQuery q(submit(r));
-    // Six superblocks, two per worker; without the total the last partial is not needed.
+    // Six superblocks, two per worker; the last partial is not needed.
     const auto partials = q.select_all(scan_pass(ScanPass::kPartial));
     const auto finals = q.select_all(scan_pass(ScanPass::kFinal));
     EXPECT_EQ(partials.count(), 5u) << q.all().to_string();
@@ -111,7 +111,13 @@ TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
   r.scan->total = HostBufferId{7};
   const Plan& p = submit(r);
   PlanQuery q(p);
-  EXPECT_EQ(q.select_all(scan_pass(ScanPass::kPartial)).count(), 6u);
+  // The total is where the last superblock's final pass ends: no sixth partial pass.
+  EXPECT_EQ(q.select_all(scan_pass(ScanPass::kPartial)).count(), 5u);
+  const auto finals = q.select_all(scan_pass(ScanPass::kFinal));
+  for (const Task* t : finals.tasks())
+    EXPECT_EQ(std::get<ExecuteTask>(t->kind).scalar_partial.valid(),
+              std::get<ExecuteTask>(t->kind).superblock.lo()[0] == 10)
+        << describe(*t);
   const Task& total = q.select_unique(kind<HostReadTask>());
   EXPECT_EQ(total.worker, WorkerId(0));
   EXPECT_EQ(std::get<HostReadTask>(total.kind).buffer.value, 7u);

@@ -403,8 +403,9 @@ class ExecuteAccess final : public KernelAccess {
 
   void finish() {
     if (exec_.scan == ScanPass::kFinal) {
-      if (exec_.scalar_partial.valid()) sim_.fail(task_, "a final scan pass with a partial");
-      return;
+      if (!exec_.scalar_partial.valid()) return;
+      has_partial_ = true;  // where the pass ends: its prefix joined with all of its values
+      partial_ = scan_value;
     }
     if (exec_.scan == ScanPass::kPartial) {
       has_partial_ = true;
