@@ -154,13 +154,14 @@ struct ReduceArgs<Args, 0> {
   static constexpr bool reduces = false;
 };
 
-/// (i, Value& update, bool final): a parallel_scan operator.
+/// (i, Value& update, bool final): a parallel_scan operator (with more indices too, so that
+/// its registration can say that a scan takes one).
 template <class Args, std::size_t N = std::tuple_size_v<Args>>
 struct ScanArgs {
   using flag = std::remove_cv_t<std::remove_reference_t<std::tuple_element_t<N - 1, Args>>>;
   using Update = ReduceArgs<Args, N - 1>;
   using value = typename Update::value;
-  static constexpr bool scans = N == 3 && std::is_same_v<flag, bool> && Update::reduces;
+  static constexpr bool scans = N >= 3 && std::is_same_v<flag, bool> && Update::reduces;
 };
 template <class Args>
 struct ScanArgs<Args, 0> {
