@@ -381,13 +381,13 @@ void set_host_entry(kernel::KernelInfo& info) {
   if constexpr (Scans) {
     info.functor_size = sizeof(F);
     info.run_host_scan = &kernel::run_native_scan<F, Value, Tag>;
-  } else if constexpr (takes_team_member_v<F>) {
+  } else if constexpr (takes_team_member_v<F, Tag>) {
     static_assert(!IsCombinedValue<Value>::value,
                   "lightning::Distributed: a TeamPolicy parallel_reduce takes one reducer; "
                   "several reducers in one parallel_reduce run over RangePolicy and "
                   "MDRangePolicy");
     info.functor_size = sizeof(TeamClosure<F>);
-    info.run_host = &run_teams<F, Value, TeamFold<F, Value>>;
+    info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag>;
   } else if constexpr (std::is_void_v<Value>) {
     info.functor_size = sizeof(F);
     info.run_host = &kernel::run_native<F, Rank, Tag>;
@@ -445,19 +445,29 @@ struct ArgumentShape {
   static constexpr bool first_is_tag = FirstIsTag<Args>::value;
 };
 
-/// The shape of a functor's operator() for untagged policies (see ArgumentShape); an
-/// overloaded or template operator() is taken as a parallel_for operator of the rank it
-/// accepts (0 if none).
+/// The shape of an overloaded or template operator() for untagged policies: the team
+/// operator among the overloads (a team kernel with tagged operators beside it), else a
+/// parallel_for operator of the rank it accepts (0 if none).
 template <class F, class = void>
-struct OperatorShape {
+struct OverloadedOperatorShape {
   static constexpr int rank = invocable_rank<F>();
   static constexpr bool reduces = false;
   static constexpr bool scans = false;
   static constexpr bool is_const = true;
   static constexpr bool first_is_tag = false;
+  using value_type = void;
+};
+template <class F>
+struct OverloadedOperatorShape<
+    F, std::void_t<decltype(TeamOperatorArgs<F, void>::args(&F::operator()))>>
+    : ArgumentShape<decltype(TeamOperatorArgs<F, void>::args(&F::operator())), true> {};
+
+/// The shape of a functor's operator() for untagged policies (see ArgumentShape and
+/// OverloadedOperatorShape).
+template <class F, class = void>
+struct OperatorShape : OverloadedOperatorShape<F> {
   /// Whether the operator is one (its address names one function).
   static constexpr bool single = false;
-  using value_type = void;
 };
 template <class F>
 struct OperatorShape<F, std::void_t<decltype(&F::operator())>>
@@ -607,7 +617,7 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
   info.takes_checked_handles = true;  // its arrays are lightning::Views
   if constexpr (Shape::scans) {
     using Value = typename Shape::value_type;
-    static_assert(rank == 1 && !takes_team_member_v<F>,
+    static_assert(rank == 1 && !takes_team_member_v<F, Tag>,
                   "LIGHTNING_KERNEL: a parallel_scan operator takes one index: "
                   "void operator()(const int i, Value& update, const bool final) const");
     static_assert(!std::is_array_v<Value>,
@@ -627,7 +637,7 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
     set_host_entry<F, rank, void, false, Tag>(info);
   }
   info.device.index_rank = rank;
-  if constexpr (takes_team_member_v<F>) {
+  if constexpr (takes_team_member_v<F, Tag>) {
     // The bytes are a TeamClosure: GPU code finds the launch's shape after the functor.
     info.device.kind = kernel::DeviceCodeKind::kTeamFunctorBody;
     info.device.launch_offset = team_shape_offset<F>();

@@ -124,8 +124,8 @@ struct IsKernelLambda<KernelLambda<T, L, C...>> : std::true_type {};
 
 template <class T, class L, class... C>
 struct OperatorShape<KernelLambda<T, L, C...>> : OperatorShape<L> {};
-template <class T, class L, class... C>
-struct TakesTeamMember<KernelLambda<T, L, C...>> : TakesTeamMember<L> {};
+template <class T, class L, class... C, class Tag>
+struct TakesTeamMember<KernelLambda<T, L, C...>, Tag> : TakesTeamMember<L, Tag> {};
 
 /// What LIGHTNING_LAMBDA expands to: make_kernel_lambda(text, lambda)(captures...) is the
 /// lambda as a KernelLambda, after checking that its closure holds the captures where their

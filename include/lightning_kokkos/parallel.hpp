@@ -172,6 +172,37 @@ constexpr bool is_closure_type() {
          name.find("(lambda at") != std::string_view::npos;
 }
 
+/// Checks at compile time that F can run with the work tag Tag (void: none): a lambda takes
+/// none, a functor whose only operator() takes one needs it, and a tagged launch needs an
+/// operator() for its tag. Returns whether F passed, so that later checks do not pile
+/// errors on that one; true for what is not a distributed kernel (refused for that
+/// elsewhere).
+template <class F, class Tag>
+constexpr bool work_tag_fits() {
+  if constexpr (!DistributedKernel<F>::valid) {
+    return true;
+  } else if constexpr (!std::is_void_v<Tag> && (!is_kernel_v<F> || IsKernelLambda<F>::value)) {
+    static_assert(std::is_void_v<Tag>,
+                  "lightning::Distributed runs work tags with LIGHTNING_KERNEL functors "
+                  "(operator()(Tag, const int i) const, operator()(Tag, const member_type& team) "
+                  "const); a lambda takes no tag: write the tagged operators in a functor");
+    return false;
+  } else if constexpr (std::is_void_v<Tag>) {
+    static_assert(!OperatorShape<F>::first_is_tag,
+                  "lightning::Distributed: the functor's operator() takes a work tag first: "
+                  "launch it with the tag in the policy, RangePolicy<lightning::Distributed, Tag> "
+                  "(TeamPolicy<lightning::Distributed, Tag> for a team operator)");
+    return !OperatorShape<F>::first_is_tag;
+  } else {
+    static_assert(ShapeFor<F, Tag>::rank > 0,
+                  "lightning::Distributed: the functor has no operator() for the policy's work "
+                  "tag: operator()(Tag, i...) const for a RangePolicy or MDRangePolicy (one index "
+                  "per axis), operator()(Tag, const member_type& team) const for a TeamPolicy, "
+                  "and for parallel_reduce a last Value& update");
+    return ShapeFor<F, Tag>::rank > 0;
+  }
+}
+
 /// Checks what can be checked at compile time, then launches `f` over `policy` (a reduction
 /// into `reduce`, a scan with `scan`, or else a parallel_for).
 template <class F, class Policy>
@@ -193,16 +224,14 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
                 "lightning::Distributed: the functor's members are Kokkos::Views; distributed "
                 "kernels use lightning::View (lightning::ViewOf<lightning::Distributed, T*>)");
   using Tag = WorkTagOf<Policy>;
-  static_assert(std::is_void_v<Tag> ||
-                    (!IsTeamPolicy<Policy>::value && is_kernel_v<F> && !IsKernelLambda<F>::value),
-                "lightning::Distributed runs work tags on RangePolicy and MDRangePolicy with "
-                "LIGHTNING_KERNEL functors (operator()(Tag, const int i) const); a lambda or a "
-                "TeamPolicy takes no tag");
-  if constexpr (IsTeamPolicy<Policy>::value && DistributedKernel<F>::valid) {
-    static_assert(takes_team_member_v<F>,
+  constexpr bool checked = DistributedKernel<F>::valid && work_tag_fits<F, Tag>();
+  if constexpr (IsTeamPolicy<Policy>::value && checked) {
+    static_assert(takes_team_member_v<F, Tag>,
                   "lightning::Distributed: a TeamPolicy kernel's operator() takes the team "
-                  "member first: operator()(const TeamPolicy<lightning::Distributed>::"
-                  "member_type& team[, Value& update]) const");
+                  "member, after the policy's work tag if it has one: operator()([Tag, ]const "
+                  "TeamPolicy<lightning::Distributed>::member_type& team[, Value& update]) const "
+                  "(operators that take a work tag run with the tag in the policy, "
+                  "TeamPolicy<lightning::Distributed, Tag>)");
     TeamClosure<F> closure{f, policy.impl_shape(), reduce ? reduce->reduction.op : ReduceOp::kSum,
                            reduce ? reduce->reduction.reducer : 0};
     Dispatch d;
@@ -214,24 +243,15 @@ void launch_functor(const F& f, const Policy& policy, const ReduceTarget* reduce
     d.reduce = reduce;
     d.label = program_label<F>(dispatch_label());
     kernel::KernelDescription description;
-    describe_kernel(closure.functor, &closure, d, description);
+    describe_kernel<F, Tag>(closure.functor, &closure, d, description);
     launch_kernel(std::move(d));
-  } else if constexpr (IsSupportedPolicy<Policy>::value && DistributedKernel<F>::valid) {
+  } else if constexpr (IsSupportedPolicy<Policy>::value && checked) {
     using Box = PolicyBox<Policy>;
     using Shape = typename DistributedKernel<F, Tag>::Shape;
-    static_assert(!takes_team_member_v<F>,
+    static_assert(!takes_team_member_v<F, Tag>,
                   "lightning::Distributed: this kernel takes a team member: launch it with a "
                   "Kokkos::TeamPolicy");
-    static_assert(!std::is_void_v<Tag> || !OperatorShape<F>::first_is_tag,
-                  "lightning::Distributed: the functor's operator() takes a work tag first: "
-                  "launch it with the tag in the policy, RangePolicy<lightning::Distributed, "
-                  "Tag>");
-    static_assert(std::is_void_v<Tag> || Shape::rank > 0,
-                  "lightning::Distributed: the functor has no operator()(Tag, i...) const for "
-                  "the policy's work tag");
-    constexpr bool tag_refused =
-        std::is_void_v<Tag> ? OperatorShape<F>::first_is_tag : Shape::rank == 0;
-    static_assert(Shape::rank == Box::rank || tag_refused,
+    static_assert(Shape::rank == Box::rank,
                   "lightning::Distributed: the functor's operator() takes as many indices as "
                   "the policy has axes (RangePolicy: 1, MDRangePolicy<Rank<N>>: N)");
     Dispatch d;
@@ -304,10 +324,13 @@ struct KokkosReduceFunctor<Kokkos::Impl::CombinedReductionFunctorWrapper<Inner, 
 template <class F, class Policy, class Reducer>
 void reduce_functor(const F& f, const Policy& policy, void* result) {
   using Shape = typename DistributedKernel<F, WorkTagOf<Policy>>::Shape;
-  static_assert(DistributedKernel<F>::valid && Shape::reduces,
+  constexpr bool tag_fits = work_tag_fits<F, WorkTagOf<Policy>>();
+  static_assert(!tag_fits || (DistributedKernel<F>::valid && Shape::reduces),
                 "lightning::Distributed parallel_reduce: the LIGHTNING_KERNEL functor (or "
-                "annotated lambda) needs an operator()(i[, j[, k]], Value& update) const");
-  if constexpr (DistributedKernel<F>::valid && Shape::reduces) {
+                "annotated lambda) needs an operator()(i[, j[, k]], Value& update) const "
+                "(TeamPolicy: operator()(const member_type& team, Value& update) const), after "
+                "the policy's work tag if it has one");
+  if constexpr (tag_fits && DistributedKernel<F>::valid && Shape::reduces) {
     using Value = typename Shape::value_type;
     using Members = FunctorReduction<F, Value>;
     static_assert(!has_tagged_reduction_members<F, WorkTagOf<Policy>, Value>(),
@@ -374,11 +397,12 @@ void scan_functor(const F& f, const Policy& policy, void* total) {
   using Shape = typename DistributedKernel<F, WorkTagOf<Policy>>::Shape;
   static_assert(!IsTeamPolicy<Policy>::value && PolicyBox<Policy>::rank == 1,
                 "lightning::Distributed parallel_scan runs over a Kokkos::RangePolicy");
-  static_assert(DistributedKernel<F>::valid && Shape::scans,
+  constexpr bool tag_fits = work_tag_fits<F, WorkTagOf<Policy>>();
+  static_assert(!tag_fits || (DistributedKernel<F>::valid && Shape::scans),
                 "lightning::Distributed parallel_scan: the LIGHTNING_KERNEL functor (or "
                 "annotated lambda) needs an operator()(const int i, Value& update, const bool "
                 "final) const");
-  if constexpr (DistributedKernel<F>::valid && Shape::scans) {
+  if constexpr (tag_fits && DistributedKernel<F>::valid && Shape::scans) {
     using Value = typename Shape::value_type;
     static_assert(!has_tagged_reduction_members<F, WorkTagOf<Policy>, Value>(),
                   "lightning::Distributed: the functor has an init, join or final taking the "

@@ -14,12 +14,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/internal/core/rect.hpp"
 #include "lightning_kokkos/internal/core/reduction.hpp"
 #include "lightning_kokkos/internal/kernel/host_team.hpp"
+#include "lightning_kokkos/internal/kernel/native_kernel.hpp"
 #include "lightning_kokkos/internal/kernel/team_shape.hpp"
 
 namespace lightning {
@@ -200,28 +202,48 @@ std::size_t team_shape_offset() {
                                   reinterpret_cast<const unsigned char*>(&twin));
 }
 
-/// Whether F's operator() takes a team member: a team kernel.
-template <class F, class = void>
-struct TakesTeamMember : std::false_type {};
-template <class F>
-struct TakesTeamMember<F, std::void_t<decltype(&F::operator())>> {
-  template <class M>
-  struct First : std::false_type {};
-  template <class C, class R, class A, class... Rest>
-  struct First<R (C::*)(A, Rest...) const>
-      : std::is_same<std::remove_cv_t<std::remove_reference_t<A>>, TeamMember> {};
-  static constexpr bool value = First<decltype(&F::operator())>::value;
+/// The parameters of F's team operator for work tag Tag (void: none), from the member on:
+/// `operator()([Tag,] const member_type& team[, Value& update]) const` (the tag by value or
+/// const reference, the member by const reference or value), picked out of F's overloads by
+/// deduction as Kokkos does.
+template <class F, class Tag>
+struct TeamOperatorArgs {
+  template <class R, class... A>
+  static std::tuple<const TeamMember&, A...> args(R (F::*)(Tag, const TeamMember&, A...) const);
+  template <class R, class... A>
+  static std::tuple<const TeamMember&, A...> args(R (F::*)(Tag, TeamMember, A...) const);
+  template <class R, class... A>
+  static std::tuple<const TeamMember&, A...> args(R (F::*)(const Tag&, const TeamMember&, A...)
+                                                      const);
+  template <class R, class... A>
+  static std::tuple<const TeamMember&, A...> args(R (F::*)(const Tag&, TeamMember, A...) const);
 };
-template <class L>
-struct TakesTeamMember<AnnotatedLambda<L>> : TakesTeamMember<L> {};
 template <class F>
-inline constexpr bool takes_team_member_v = TakesTeamMember<F>::value;
+struct TeamOperatorArgs<F, void> {
+  template <class R, class... A>
+  static std::tuple<const TeamMember&, A...> args(R (F::*)(const TeamMember&, A...) const);
+  template <class R, class... A>
+  static std::tuple<const TeamMember&, A...> args(R (F::*)(TeamMember, A...) const);
+};
+
+/// Whether F's operator() for work tag Tag (void: none) takes a team member: a team kernel.
+template <class F, class Tag = void, class = void>
+struct TakesTeamMember : std::false_type {};
+template <class F, class Tag>
+struct TakesTeamMember<F, Tag,
+                       std::void_t<decltype(TeamOperatorArgs<F, Tag>::args(&F::operator()))>>
+    : std::true_type {};
+template <class L, class Tag>
+struct TakesTeamMember<AnnotatedLambda<L>, Tag> : TakesTeamMember<L, Tag> {};
+template <class F, class Tag = void>
+inline constexpr bool takes_team_member_v = TakesTeamMember<F, Tag>::value;
 
 /// The host entry point of a team kernel F (kernel::HostEntry over a TeamClosure<F>): the
 /// teams of `threads` (whole teams of the launch's league × team threads), one after the
-/// other, by one team of threads; a reduction (Value not void) folds each member's value
-/// into `partial` in rank order.
-template <class F, class Value, class Fold>
+/// other, by one team of threads, each member calling F's operator for work tag Tag (void:
+/// none); a reduction (Value not void) folds each member's value into `partial` in rank
+/// order.
+template <class F, class Value, class Fold, class Tag = void>
 void run_teams(const void* bytes, const Rect& threads, void* partial) {
   const auto& closure = *static_cast<const TeamClosure<F>*>(bytes);
   const kernel::TeamShape& shape = closure.shape;
@@ -239,9 +261,10 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
                           for (int64_t l = first; l < end; ++l) {
                             member.impl_start(l, shape);
                             if constexpr (reduces)
-                              closure.functor(member, values[static_cast<std::size_t>(rank)]);
+                              kernel::invoke<Tag>(closure.functor, member,
+                                                  values[static_cast<std::size_t>(rank)]);
                             else
-                              closure.functor(member);
+                              kernel::invoke<Tag>(closure.functor, member);
                             // Every member is done with the team (and its scratch).
                             team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
                           }

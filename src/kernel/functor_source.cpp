@@ -97,58 +97,113 @@ std::string parameter_type(const std::string& source, int index) {
   return operators[0][static_cast<size_t>(index)];
 }
 
-WorkTagCode work_tag_code(const std::string& source, const std::string& tag) {
-  // The tag's name without the anonymous namespaces the demangler writes.
-  std::string name = std::regex_replace(tag, std::regex("\\(anonymous namespace\\)::"), "");
-  WorkTagCode code;
-  std::vector<std::string> declared;
-  const auto operators = operator_parameter_types(source);
+namespace {
+
+// A spelling without its leading "::" (rooted at the global namespace).
+std::string unrooted(const std::string& spelling) {
+  return spelling.rfind("::", 0) == 0 ? spelling.substr(2) : spelling;
+}
+
+// Whether the parameter type `spelling` names the tag whose qualified name is `name`: it is
+// the name, or a tail of it after a "::".
+bool spells(const std::string& spelling, const std::string& name) {
+  return name == spelling ||
+         (name.size() > spelling.size() + 2 &&
+          name.compare(name.size() - spelling.size(), spelling.size(), spelling) == 0 &&
+          name.compare(name.size() - spelling.size() - 2, 2, "::") == 0);
+}
+
+// The operator taking the tag `name` first: the one whose spelling of it is longest; -1 if
+// none.
+int operator_taking(const std::vector<std::vector<std::string>>& operators,
+                    const std::string& name) {
+  int found = -1;
   size_t matched = 0;
   for (size_t op = 0; op < operators.size(); ++op) {
     if (operators[op].empty()) continue;
-    std::string spelling = operators[op][0];
-    if (spelling.rfind("::", 0) == 0) spelling = spelling.substr(2);
+    const std::string spelling = unrooted(operators[op][0]);
+    if (!name.empty() && spells(spelling, name) && spelling.size() > matched) {
+      matched = spelling.size();
+      found = static_cast<int>(op);
+    }
+  }
+  return found;
+}
+
+// A team kernel's member type as its operators spell it: the parameter after the launched
+// tag (`name`); untagged, a first parameter that a tagged operator takes second, else the
+// first operator's first parameter (no operator takes a tag).
+std::string team_member_spelling(const std::vector<std::vector<std::string>>& operators,
+                                 const std::string& name) {
+  if (!name.empty()) {
+    const int op = operator_taking(operators, name);
+    if (op < 0 || operators[static_cast<size_t>(op)].size() < 2) return {};
+    return operators[static_cast<size_t>(op)][1];
+  }
+  for (const auto& untagged : operators)
+    for (const auto& tagged : operators)
+      if (!untagged.empty() && tagged.size() >= 2 && tagged[1] == untagged[0]) return untagged[0];
+  return operators.empty() || operators[0].empty() ? std::string() : operators[0][0];
+}
+
+// A tag's qualified name without the anonymous namespaces the demangler writes.
+std::string name_of_tag(const std::string& tag) {
+  return std::regex_replace(tag, std::regex("\\(anonymous namespace\\)::"), "");
+}
+
+}  // namespace
+
+WorkTagCode work_tag_code(const std::string& source, const std::string& tag, bool team) {
+  const std::string name = name_of_tag(tag);
+  WorkTagCode code;
+  const auto operators = operator_parameter_types(source);
+  const std::string member = team ? team_member_spelling(operators, name) : std::string();
+  std::vector<std::string> declared;
+  for (size_t op = 0; op < operators.size(); ++op) {
+    if (operators[op].empty()) continue;
+    // A team operator without a tag takes the member first.
+    if (team && operators[op][0] == member) {
+      if (name.empty() && code.operator_index < 0) code.operator_index = static_cast<int>(op);
+      continue;
+    }
+    const std::string spelling = unrooted(operators[op][0]);
     const bool qualified = spelling.find("::") != std::string::npos;
     const bool plain = std::regex_match(spelling, std::regex("[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-"
                                                              "Za-z0-9_]*)*"));
     if (!plain || std::regex_match(spelling, known_types()) || declares(source, spelling) ||
         spelling.rfind("Kokkos::", 0) == 0 || spelling.rfind("lightning::", 0) == 0)
       continue;  // an index type, or a name GPU code knows
-    if (std::find(declared.begin(), declared.end(), spelling) == declared.end()) {
-      declared.push_back(spelling);
-      if (qualified) {
-        // a::b::C: nested namespaces are enough for GPU code to find a::b::C.
-        std::string opened, closed;
-        size_t from = 0;
-        for (size_t at = spelling.find("::"); at != std::string::npos;
-             from = at + 2, at = spelling.find("::", from)) {
-          opened += "namespace " + spelling.substr(from, at - from) + " { ";
-          closed += " }";
-        }
-        code.global_declarations +=
-            opened + "struct " + spelling.substr(from) + " {};" + closed + "\n";
-      } else {
-        code.member_declarations += "  struct " + spelling + " {};  // a work tag\n";
+    if (std::find(declared.begin(), declared.end(), spelling) != declared.end()) continue;
+    declared.push_back(spelling);
+    if (qualified) {
+      // a::b::C: nested namespaces are enough for GPU code to find a::b::C.
+      std::string opened, closed;
+      size_t from = 0;
+      for (size_t at = spelling.find("::"); at != std::string::npos;
+           from = at + 2, at = spelling.find("::", from)) {
+        opened += "namespace " + spelling.substr(from, at - from) + " { ";
+        closed += " }";
       }
+      code.global_declarations +=
+          opened + "struct " + spelling.substr(from) + " {};" + closed + "\n";
+    } else {
+      code.member_declarations += "  struct " + spelling + " {};  // a work tag\n";
     }
-    // The launched tag: the longest spelling that ends its qualified name.
-    const bool ends_name =
-        name == spelling ||
-        (name.size() > spelling.size() + 2 &&
-         name.compare(name.size() - spelling.size(), spelling.size(), spelling) == 0 &&
-         name.compare(name.size() - spelling.size() - 2, 2, "::") == 0);
-    if (!name.empty() && ends_name && spelling.size() > matched) {
-      matched = spelling.size();
-      code.operator_index = static_cast<int>(op);
-      code.value =
-          (qualified ? "::" + spelling : "lightning_generated::Functor::" + spelling) + "()";
-    }
+  }
+  const int launched = operator_taking(operators, name);
+  if (launched >= 0) {
+    const std::string spelling = unrooted(operators[static_cast<size_t>(launched)][0]);
+    code.operator_index = launched;
+    code.value =
+        (spelling.find("::") != std::string::npos ? "::" + spelling
+                                                  : "lightning_generated::Functor::" + spelling) +
+        "()";
   }
   return code;
 }
 
-std::string team_member_declaration(const std::string& source) {
-  const std::string type = parameter_type(source, 0);
+std::string team_member_declaration(const std::string& source, const std::string& tag) {
+  const std::string type = team_member_spelling(operator_parameter_types(source), name_of_tag(tag));
   if (type.empty() || type.rfind("Kokkos::", 0) == 0 || type.rfind("lightning::", 0) == 0 ||
       type.rfind("::", 0) == 0)
     return {};

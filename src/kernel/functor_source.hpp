@@ -18,11 +18,12 @@ std::vector<std::vector<std::string>> operator_parameter_types(const std::string
 std::string parameter_type(const std::string& source, int index);
 
 /// The declaration GPU code needs before `source` so that its team member type names
-/// lightning::TeamMember: `using member_type = lightning::TeamMember;` when the operator's
-/// first parameter is a name the source does not declare itself,
-/// `using team_policy = Kokkos::TeamPolicy<>;` for `team_policy::member_type`; empty when
-/// the spelling needs nothing (Kokkos' and lightning's own names).
-std::string team_member_declaration(const std::string& source);
+/// lightning::TeamMember: `using member_type = lightning::TeamMember;` when the operators
+/// spell the member (after the work tag `tag`, its qualified name, if not empty) as a name
+/// the source does not declare itself, `using team_policy = Kokkos::TeamPolicy<>;` for
+/// `team_policy::member_type`; empty when the spelling needs nothing (Kokkos' and
+/// lightning's own names).
+std::string team_member_declaration(const std::string& source, const std::string& tag = "");
 
 /// The declaration GPU code needs before `source` so that the type of the value parameter
 /// (`index`: after the indices) of its operator number `operator_index` names `value_type`:
@@ -37,14 +38,18 @@ std::string value_type_declaration(const std::string& source, int index,
 /// (its qualified name; empty: the untagged operator): every work tag the operators take
 /// first, declared as an empty class (an unqualified spelling inside the functor's struct, a
 /// qualified one in namespaces of its qualifiers), and the expression of the launched tag's
-/// value.
+/// value. In a team kernel (`team`) the operators without a tag take the member first,
+/// which is no tag: the member is the parameter after the launched tag, or, untagged, a
+/// first parameter that a tagged operator takes second.
 struct WorkTagCode {
   std::string member_declarations;  ///< inside the generated functor struct
   std::string global_declarations;  ///< before it, at namespace scope
   std::string value;                ///< e.g. "lightning_generated::Functor::Init()"; empty: no
                                     ///< operator takes `tag`
-  int operator_index = -1;          ///< the operator taking `tag`, in source order
+  /// The operator taking `tag`, in source order; a team kernel's untagged launch: the first
+  /// operator taking the member first; else -1.
+  int operator_index = -1;
 };
-WorkTagCode work_tag_code(const std::string& source, const std::string& tag);
+WorkTagCode work_tag_code(const std::string& source, const std::string& tag, bool team = false);
 
 }  // namespace lightning::kernel

@@ -531,6 +531,59 @@ TEST(KernelCodegen, TeamKernelRunsOneBlockPerTeamAndNamesItsMemberType) {
   compile(g);
 }
 
+// A team kernel's operators picked by work tags: the launched tag goes first, before the
+// member, the tags are declared (the member is not one), and the untagged operator beside
+// them takes the member alone.
+TEST(KernelCodegen, TaggedTeamKernelPassesItsTagBeforeTheMember) {
+  const std::string source =
+      "void operator()(Fill, const member_type& team) const { y(team.league_rank()) = 1; }\n"
+      "void operator()(const app::Sum&, const member_type& team, double& s) const {\n"
+      "  s += x(team.league_rank()); }\n"
+      "void operator()(const member_type& team) const { y(team.league_rank()) = 2; }";
+  KernelInfo sum = team_info(source);
+  sum.name = "test::Team [app::Sum]";
+  sum.device.work_tag = "app::Sum";
+  sum.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
+  KernelSpecialization spec;
+  spec.block_size = 64;
+  spec.reduction = *sum.reduction;
+  const GeneratedKernel g = generate_kernel(sum, spec);
+  const std::string& s = g.source;
+  EXPECT_TRUE(contains(s, "namespace app { struct Sum {}; }")) << s;
+  EXPECT_TRUE(contains(s, "struct Fill {};  // a work tag")) << s;
+  EXPECT_FALSE(contains(s, "struct member_type")) << s;
+  EXPECT_TRUE(contains(s, "using member_type = lightning::TeamMember;")) << s;
+  EXPECT_TRUE(contains(s, "f(::app::Sum(), member, value);")) << s;
+  compile(g);
+
+  KernelInfo fill = team_info(source);
+  fill.name = "test::Team [Fill]";
+  fill.device.work_tag = "Fill";
+  const GeneratedKernel f = generate_kernel(fill, KernelSpecialization{});
+  EXPECT_TRUE(contains(f.source, "f(lightning_generated::Functor::Fill(), member);")) << f.source;
+  compile(f);
+
+  const GeneratedKernel untagged = generate_kernel(team_info(source), KernelSpecialization{});
+  EXPECT_TRUE(contains(untagged.source, "    f(member);")) << untagged.source;
+  compile(untagged);
+
+  KernelInfo other = team_info(source);
+  other.device.work_tag = "app::Other";
+  EXPECT_THROW(
+      {
+        try {
+          generate_kernel(other, KernelSpecialization{});
+        } catch (const Error& e) {
+          EXPECT_TRUE(contains(e.what(),
+                               "no operator() in its source takes the work tag "
+                               "'app::Other'"))
+              << e.what();
+          throw;
+        }
+      },
+      Error);
+}
+
 // Every part of the team interface GPU code has, in one kernel: nested ranges of each kind
 // with parallel_for, parallel_reduce (into values and through each reducer) and
 // parallel_scan; single with and without values; the member's collectives; scratch Views of

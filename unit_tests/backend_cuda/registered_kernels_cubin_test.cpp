@@ -92,6 +92,29 @@ std::set<std::string> adapter_test_kernels() {
           .name,
       lightning::kernel_registration<lk_team::TeamMax<Exec, LView<const double**>>>().name,
       lightning::kernel_registration<lk_team::ThrowingMember<Exec, LView<double*>>>().name,
+      // Work tags on team operators: the untagged one beside tagged ones, and each tag (the
+      // MinLoc one folds with its launch's reducer).
+      lightning::kernel_registration<
+          lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>>()
+          .name,
+      lightning::kernel_registration<lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>,
+                                     lk_team::FillRows>()
+          .name,
+      lightning::kernel_registration<
+          lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>,
+          lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>::RowSums>()
+          .name,
+      lightning::kernel_registration<lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>,
+                                     lk_team::tags::Spread>()
+          .name,
+      lightning::kernel_registration<
+          lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>,
+          lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>::Largest>()
+          .name,
+      lightning::kernel_registration<
+          lk_team::TaggedReadsTheNextRow<Exec, LView<const double**>, LView<double*>>,
+          lk_team::NextRow>()
+          .name,
       // deep_copy's copy kernels between distributed Views (one per rank).
       lightning::kernel_registration<
           lightning::detail::CopyRank1<LView<int64_t*>, lightning::View<const int64_t*>>>()

@@ -85,6 +85,46 @@ TEST(FunctorSource, DeclaresTheWorkTagsAndPassesTheLaunchedOne) {
             "");
 }
 
+TEST(FunctorSource, TeamOperatorsTakeTheMemberAfterTheirTag) {
+  const std::string source =
+      "void operator()(Fill, const member_type& team) const {}\n"
+      "void operator()(const app::Sum& tag, const member_type& team, T& s) const {}\n"
+      "void operator()(const member_type& team) const {}";
+  const WorkTagCode fill = work_tag_code(source, "app::Fill", true);
+  EXPECT_EQ(fill.member_declarations, "  struct Fill {};  // a work tag\n");
+  EXPECT_EQ(fill.global_declarations, "namespace app { struct Sum {}; }\n");
+  EXPECT_EQ(fill.value, "lightning_generated::Functor::Fill()");
+  EXPECT_EQ(fill.operator_index, 0);
+  const WorkTagCode sum = work_tag_code(source, "app::Sum", true);
+  EXPECT_EQ(sum.value, "::app::Sum()");
+  EXPECT_EQ(sum.operator_index, 1);
+  EXPECT_EQ(value_type_declaration(source, 2, "double", sum.operator_index), "using T = double;");
+  // The untagged operator takes the member first: no tag, the same declarations.
+  const WorkTagCode untagged = work_tag_code(source, "", true);
+  EXPECT_EQ(untagged.value, "");
+  EXPECT_EQ(untagged.operator_index, 2);
+  EXPECT_EQ(untagged.member_declarations, fill.member_declarations);
+  EXPECT_EQ(untagged.global_declarations, fill.global_declarations);
+  // Read as a range kernel's, the member would be taken for a tag.
+  EXPECT_NE(work_tag_code(source, "", false).member_declarations, fill.member_declarations);
+  EXPECT_EQ(team_member_declaration(source, "app::Sum"),
+            "using member_type = lightning::TeamMember;");
+  EXPECT_EQ(team_member_declaration(source), "using member_type = lightning::TeamMember;");
+  // A member spelt through its policy, and a functor whose operators take no tag.
+  const std::string qualified =
+      "void operator()(Fill, const team_policy::member_type& t) const {}\n"
+      "void operator()(const team_policy::member_type& t) const {}";
+  EXPECT_EQ(work_tag_code(qualified, "", true).global_declarations, "");
+  EXPECT_EQ(work_tag_code(qualified, "Fill", true).member_declarations,
+            "  struct Fill {};  // a work tag\n");
+  EXPECT_EQ(team_member_declaration(qualified, "Fill"),
+            "using team_policy = Kokkos::TeamPolicy<>;");
+  const WorkTagCode plain =
+      work_tag_code("void operator()(const member_type& team, double& s) const {}", "", true);
+  EXPECT_EQ(plain.member_declarations + plain.global_declarations, "");
+  EXPECT_EQ(plain.operator_index, 0);
+}
+
 TEST(FunctorSource, DeclaresTheMemberTypeGpuCodeWouldNotKnow) {
   EXPECT_EQ(team_member_declaration("void operator()(const member_type& team) const {}"),
             "using member_type = lightning::TeamMember;");

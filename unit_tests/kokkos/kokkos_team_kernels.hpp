@@ -1,7 +1,8 @@
 // The team kernels of the TeamPolicy tests, for Kokkos::Serial and lightning::Distributed
-// alike: y^T·A·x, scratch rows with vector ranges, team collectives, a Max reducer, and the
-// kernels that must be refused. Each names its member type `member_type` and declares the
-// types its operator uses inside LIGHTNING_KERNEL, so that GPU code has them too.
+// alike: y^T·A·x, scratch rows with vector ranges, team collectives, a Max reducer, team
+// operators picked by work tags, and the kernels that must be refused. Each names its member type
+// `member_type` and declares the types its operator uses inside LIGHTNING_KERNEL, so that GPU code
+// has them too.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -176,6 +177,106 @@ struct SkipsTheBarrier {
         if (team.team_rank() == 0) return;
         team.team_barrier();
         if (team.team_rank() == 1) B(team.league_rank()) = 1;
+      })
+};
+
+/// Work tags of the team kernels (TeamPhases' own are nested in it).
+struct FillRows {};
+namespace tags {
+struct Spread {};
+}  // namespace tags
+
+/// Team operators picked by work tags, each under its own annotation: FillRows writes row b
+/// of A over a TeamThreadRange, RowSums reduces a row staged in team scratch, tags::Spread
+/// has member t write B(b, t) (its `local` index), Largest and Smallest reduce with Kokkos'
+/// Max and MinLoc reducers; the untagged operator negates each member's element of B.
+template <class Space, class VA, class VB>
+struct TeamPhases {
+  using member_type = Member<Space>;
+  struct RowSums {};
+  struct Largest {};
+  struct Smallest {};
+  VA A;  // [league, n]
+  VB B;  // [league, team size]
+  int64_t shift = 0;
+  LIGHTNING_WORK_TAG(FillRows, "block b => write A[b, :]")
+  LIGHTNING_WORK_TAG(RowSums, "block b => read A[b, :]")
+  LIGHTNING_WORK_TAG(tags::Spread, "block b, local t => read A[b, :], write B[b, t]")
+  LIGHTNING_WORK_TAG(Largest, "block b => read A[b, :]")
+  LIGHTNING_WORK_TAG(Smallest, "block b => read A[b, :]")
+  LIGHTNING_KERNEL(
+      TeamPhases, "block b, local t => readwrite B[b, t]", (A, B, shift),
+      using scratch_row = Kokkos::View<int64_t*, typename member_type::scratch_memory_space,
+                                       Kokkos::MemoryUnmanaged>;
+      KOKKOS_INLINE_FUNCTION void operator()(FillRows, const member_type& team) const {
+        const int b = team.league_rank();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, static_cast<int>(A.extent(1))),
+                             [&](const int i) { A(b, i) = (b * 13 + i * 7 + shift) % 19 - 9; });
+      } KOKKOS_INLINE_FUNCTION void
+      operator()(const RowSums&, const member_type& team, int64_t& sum) const {
+        const int b = team.league_rank();
+        const int n = static_cast<int>(A.extent(1));
+        scratch_row row(team.team_scratch(0), n);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                             [&](const int i) { row(i) = A(b, i); });
+        team.team_barrier();
+        int64_t weighted = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, n),
+            [&](const int i, int64_t& w) { w += row(n - 1 - i) * (i % 3 + 1); }, weighted);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += weighted * (b + 1); });
+      } KOKKOS_INLINE_FUNCTION void
+      operator()(tags::Spread, const member_type& team) const {
+        const int b = team.league_rank();
+        const int t = team.team_rank();
+        B(b, t) = A(b, t % static_cast<int>(A.extent(1))) * 100 + t;
+      } KOKKOS_INLINE_FUNCTION void
+      operator()(Largest, const member_type& team, int64_t& top) const {
+        const int b = team.league_rank();
+        int64_t row = -1000;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, static_cast<int>(A.extent(1))),
+            [&](const int i, int64_t& m) {
+              if (A(b, i) * (b + 1) > m) m = A(b, i) * (b + 1);
+            },
+            Kokkos::Max<int64_t>(row));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          if (row > top) top = row;
+        });
+      } KOKKOS_INLINE_FUNCTION void
+      operator()(Smallest, const member_type& team,
+                 Kokkos::MinLoc<int64_t, int>::value_type& least) const {
+        // Each row's sum, made unique by its row so that the location has no tie.
+        const int b = team.league_rank();
+        int64_t row = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, static_cast<int>(A.extent(1))),
+            [&](const int i, int64_t& s) { s += A(b, i); }, row);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          const int64_t key = row * team.league_size() + b;
+          if (key < least.val) {
+            least.val = key;
+            least.loc = b;
+          }
+        });
+      } KOKKOS_INLINE_FUNCTION void
+      operator()(const member_type& team) const { B(team.league_rank(), team.team_rank()) *= -1; })
+};
+
+/// A tagged team operator that reads the next row, which its tag's annotation does not
+/// declare (the kernel's annotation, which it does not use, would).
+struct NextRow {};
+template <class Space, class VA, class VB>
+struct TaggedReadsTheNextRow {
+  using member_type = Member<Space>;
+  VA A;
+  VB B;
+  LIGHTNING_WORK_TAG(NextRow, "block j => read A[j, :], write B[j]")
+  LIGHTNING_KERNEL(
+      TaggedReadsTheNextRow, "block j => read A[:, :], write B[j]", (A, B),
+      void operator()(NextRow, const member_type& team) const {
+        const int j = team.league_rank();
+        if (team.team_rank() == 0) B(j) = j + 1 < int(A.extent(0)) ? A(j + 1, 0) : 0;
       })
 };
 

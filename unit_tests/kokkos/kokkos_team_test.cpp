@@ -1,6 +1,7 @@
 // TeamPolicy on lightning::Distributed against the same kernels on Kokkos::Serial (teams of
 // one thread there): league, team and vector sizes, scratch memory, nested ranges, team
-// reductions, broadcasts and scans, reducers, and the launches that must be refused.
+// reductions, broadcasts and scans, reducers, work tags, and the launches that must be
+// refused.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernel/kernel_registry.hpp"
 #include "kokkos_team_kernels.hpp"
 #include "kokkos_test_kernels.hpp"
 
@@ -22,7 +24,9 @@ using lk_test::Exec;
 using lk_test::KView;
 using lk_test::LView;
 using lk_test::on_gpus;
+using lk_test::random_space;
 using lk_test::to_host;
+using lk_test::uniform;
 using Serial = Kokkos::Serial;
 
 }  // namespace lk_team
@@ -190,6 +194,111 @@ TEST_F(KokkosTeams, AnnotatedTeamLambdaMatchesSerial) {
   for (int j = 0; j < rows; ++j) ASSERT_EQ(got(j), expected(j)) << j;
 }
 
+/// What the reductions of TeamPhases give.
+struct PhaseValues {
+  int64_t weighted = 0;
+  int64_t top = 0;
+  Kokkos::MinLoc<int64_t, int>::value_type least{};
+};
+
+/// The phases of TeamPhases on `space` in teams of `team`, each tag in another place of the
+/// policy's arguments (Kokkos takes them in any order), with a schedule and an index type:
+/// fill A, the weighted row sums through scratch, spread A into B, the largest element by
+/// Max, the smallest row by MinLoc (`min_loc`), then the untagged operator on B.
+template <class Space, class VA, class VB>
+PhaseValues run_team_phases(const Space& space, const VA& A, const VB& B, int64_t shift, int team,
+                            bool min_loc) {
+  using F = TeamPhases<Space, VA, VB>;
+  using Row = Kokkos::View<int64_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  const int league = static_cast<int>(A.extent(0));
+  const F f{A, B, shift};
+  PhaseValues v;
+  Kokkos::parallel_for("fill rows", Kokkos::TeamPolicy<Space, FillRows>(space, league, team), f);
+  Kokkos::parallel_reduce("row sums",
+                          Kokkos::TeamPolicy<typename F::RowSums, Space>(space, league, team)
+                              .set_scratch_size(0, Kokkos::PerTeam(Row::shmem_size(A.extent(1)))),
+                          f, v.weighted);
+  Kokkos::parallel_for("spread",
+                       Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>, tags::Spread,
+                                          Kokkos::IndexType<int64_t>>(space, league, team),
+                       f);
+  Kokkos::parallel_reduce(
+      "largest",
+      Kokkos::TeamPolicy<Kokkos::IndexType<int>, Space, typename F::Largest>(space, league, team),
+      f, Kokkos::Max<int64_t>(v.top));
+  if (min_loc)
+    Kokkos::parallel_reduce("smallest",
+                            Kokkos::TeamPolicy<Space, typename F::Smallest>(space, league, team), f,
+                            Kokkos::MinLoc<int64_t, int>(v.least));
+  Kokkos::parallel_for(
+      "negate", Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Static>>(space, league, team),
+      f);
+  return v;
+}
+
+TEST_F(KokkosTeams, WorkTagsPickTheTeamOperatorsAsOnSerial) {
+  std::mt19937 rng(17);
+  const std::vector<int> sizes = team_sizes();
+  // MinLoc folds team values on host devices only.
+  const bool min_loc = !on_gpus();
+  for (size_t trial = 0; trial < 2 * sizes.size(); ++trial) {
+    const int league = uniform(rng, 1, 40), n = uniform(rng, 1, 50);
+    const int team = sizes[trial % sizes.size()];
+    const int64_t shift = uniform(rng, 0, 30);
+    SCOPED_TRACE(std::to_string(league) + " teams of " + std::to_string(team) + ", rows of " +
+                 std::to_string(n));
+    KView<int64_t**> hA("hA", league, n), hB("hB", league, 1);
+    const PhaseValues want = run_team_phases(Serial(), hA, hB, shift, 1, min_loc);
+
+    LView<int64_t**> A("A", league, n, lightning::dist::rows(uniform(rng, 1, league)));
+    LView<int64_t**> B("B", league, team, lightning::dist::rows(uniform(rng, 1, league)));
+    const Exec space = uniform(rng, 0, 1) ? Exec() : random_space(rng, league * team);
+    const PhaseValues got = run_team_phases(space, A, B, shift, team, min_loc);
+    EXPECT_EQ(got.weighted, want.weighted) << "RowSums";
+    EXPECT_EQ(got.top, want.top) << "Largest";
+    if (min_loc) {
+      EXPECT_EQ(got.least.val, want.least.val) << "Smallest";
+      EXPECT_EQ(got.least.loc, want.least.loc) << "Smallest";
+    }
+    const auto a = to_host(A);
+    const auto b = to_host(B);
+    for (int r = 0; r < league; ++r) {
+      for (int i = 0; i < n; ++i) ASSERT_EQ(a(r, i), hA(r, i)) << "FillRows at " << r << ", " << i;
+      ASSERT_EQ(hB(r, 0), -hA(r, 0) * 100) << "Serial's Spread, then negated, at " << r;
+      // Member t of team r spread element t % n of its row, then negated it.
+      for (int t = 0; t < team; ++t)
+        ASSERT_EQ(b(r, t), -(hA(r, t % n) * 100 + t))
+            << "Spread, then negated, at " << r << ", " << t;
+    }
+  }
+}
+
+TEST_F(KokkosTeams, EachTaggedTeamOperatorIsItsOwnKernelUnderItsAnnotation) {
+  using F = TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>;
+  using lightning::kernel::KernelRegistry;
+  const auto& untagged = lightning::kernel_registration<F>();
+  const auto& fill = lightning::kernel_registration<F, FillRows>();
+  const auto& spread = lightning::kernel_registration<F, tags::Spread>();
+  const auto& sums = lightning::kernel_registration<F, F::RowSums>();
+  EXPECT_EQ(fill.name, untagged.name + " [lk_team::FillRows]");
+  EXPECT_EQ(spread.name, untagged.name + " [lk_team::tags::Spread]");
+  for (const auto* tagged : {&fill, &spread, &sums}) {
+    EXPECT_FALSE(tagged->id == untagged.id) << tagged->name;
+    const auto& info = KernelRegistry::get(tagged->id);
+    EXPECT_EQ(info.device.kind, lightning::kernel::DeviceCodeKind::kTeamFunctorBody) << info.name;
+  }
+  EXPECT_EQ(KernelRegistry::get(untagged.id).device.kind,
+            lightning::kernel::DeviceCodeKind::kTeamFunctorBody);
+  EXPECT_EQ(KernelRegistry::get(fill.id).description.annotation, "block b => write A[b, :]");
+  EXPECT_EQ(KernelRegistry::get(spread.id).description.annotation,
+            "block b, local t => read A[b, :], write B[b, t]");
+  EXPECT_EQ(KernelRegistry::get(untagged.id).description.annotation,
+            "block b, local t => readwrite B[b, t]");
+  EXPECT_EQ(KernelRegistry::get(fill.id).device.work_tag, "lk_team::FillRows");
+  EXPECT_FALSE(KernelRegistry::get(fill.id).reduces());
+  EXPECT_TRUE(KernelRegistry::get(sums.id).reduces());
+}
+
 TEST_F(KokkosTeams, SuperblocksAreRangesOfWholeTeams) {
   std::mt19937 rng(9);
   Matrix A(40, 12, rng);
@@ -283,6 +392,24 @@ TEST_F(KokkosTeams, CheckedModeFindsAMemberReadingPastItsTeamsRegion) {
             ReadsTheNextRow<Exec, LView<const double**>, LView<double*>>{A.dist, B});
       },
       "the rule for 'A'");
+}
+
+TEST_F(KokkosTeams, CheckedModeHoldsATaggedTeamOperatorToItsTagsAnnotation) {
+  const char* checked = std::getenv("LIGHTNING_CHECK_ACCESS");
+  if (!checked || std::string(checked) != "on") GTEST_SKIP() << "checked mode is off";
+  std::mt19937 rng(2);
+  Matrix A(16, 8, rng);
+  LView<double*> B("B", 16);
+  using K = TaggedReadsTheNextRow<Exec, LView<const double**>, LView<double*>>;
+  const auto launch = [&] {
+    Kokkos::parallel_for(
+        // Superblocks of one team: row j + 1 is outside the tag's region of team j (not of
+        // the kernel's annotation, which reads all of A).
+        "next row", Kokkos::TeamPolicy<Exec, NextRow>(Exec(lightning::work::block(4)), 16, 4),
+        K{A.dist, B});
+  };
+  expect_refused(launch, "the rule for 'A'");
+  expect_refused(launch, " [lk_team::NextRow]'");
 }
 
 TEST_F(KokkosTeams, AMemberThatThrowsFailsTheLaunchWithoutHangingItsTeam) {

@@ -397,6 +397,24 @@ void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization&
       << "}\n";
 }
 
+// Work tags: every tag the operators take is declared for GPU code (as an empty class, as
+// Kokkos' tags are), and the launched one is the operator's first argument.
+kernel::WorkTagCode work_tags_of(const KernelInfo& info) {
+  const kernel::WorkTagCode tag =
+      kernel::work_tag_code(info.device.source, info.device.work_tag,
+                            info.device.kind == DeviceCodeKind::kTeamFunctorBody);
+  if (!info.device.work_tag.empty() && tag.value.empty())
+    fail(info, "no operator() in its source takes the work tag '" + info.device.work_tag +
+                   "' first, spelt as a plain or qualified class name");
+  return tag;
+}
+
+// The declarations of the work tags spelt with their namespaces, before the functor's struct.
+void write_global_work_tags(std::ostringstream& out, const kernel::WorkTagCode& tag) {
+  if (!tag.global_declarations.empty())
+    out << "\n// The work tags the operators take.\n" << tag.global_declarations;
+}
+
 GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecialization& spec) {
   const int rank = info.device.index_rank;
   if (rank < 1 || rank > 3)
@@ -415,17 +433,11 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   const bool by_functor = by_reducer && spec.reduction.reducer == 0;
   const std::string value_type = by_reducer ? std::string("lightning_generated::Value")
                                             : std::string(name_of(spec.reduction.type));
-  // Work tags: every tag the operators take is declared for GPU code (as an empty class, as
-  // Kokkos' tags are), and the launched one is the operator's first argument.
-  const kernel::WorkTagCode tag = kernel::work_tag_code(info.device.source, info.device.work_tag);
-  if (!info.device.work_tag.empty() && tag.value.empty())
-    fail(info, "no operator() in its source takes the work tag '" + info.device.work_tag +
-                   "' first, spelt as a plain or qualified class name");
+  const kernel::WorkTagCode tag = work_tags_of(info);
   const std::string tag_argument = tag.value.empty() ? "" : tag.value + ", ";
   std::ostringstream out;
   write_prelude(out, info, spec);
-  if (!tag.global_declarations.empty())
-    out << "\n// The work tags the operators take.\n" << tag.global_declarations;
+  write_global_work_tags(out, tag);
   out << "\nnamespace lightning_generated {\n\n";
   std::string body = reflow_source(info.device.source);
   // The value's type as the operator spells it, where GPU code would not know the name (a
@@ -597,18 +609,24 @@ GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization
                       {"lightning_team", "lightning::jit::TeamLaunch", 0, sizeof(jit::TeamLaunch),
                        alignof(jit::TeamLaunch)},
                       members);
+  const kernel::WorkTagCode tag = work_tags_of(info);
+  const bool tagged = !tag.value.empty();
   std::ostringstream out;
   write_prelude(out, info, spec);
+  write_global_work_tags(out, tag);
   out << "\nnamespace lightning_generated {\n\n";
   // The member type as the operator spells it, where GPU code would not know the name.
-  const std::string declaration = kernel::team_member_declaration(info.device.source);
+  const std::string declaration =
+      kernel::team_member_declaration(info.device.source, info.device.work_tag);
   std::string body = reflow_source(info.device.source);
   if (!declaration.empty()) body = "  " + declaration + "\n" + body;
   const std::string value_declaration =
-      reduces ? kernel::value_type_declaration(info.device.source, 1,
-                                               std::string(name_of(spec.reduction.type)))
+      reduces ? kernel::value_type_declaration(info.device.source, tagged ? 2 : 1,
+                                               std::string(name_of(spec.reduction.type)),
+                                               std::max(tag.operator_index, 0))
               : std::string();
   if (!value_declaration.empty()) body = "  " + value_declaration + "\n" + body;
+  body = tag.member_declarations + body;
   write_struct(out, info, "Functor", members, body);
   out << "\n}  // namespace lightning_generated\n\n";
   const std::string value_type(name_of(spec.reduction.type));
@@ -625,7 +643,8 @@ GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization
   out << "  for (long long team = box.lo[0] / shape.team_size + blockIdx.x; team < end;\n"
       << "       team += gridDim.x) {\n"
       << "    const lightning::TeamMember member(shape, team, resources);\n"
-      << "    f(member" << (reduces ? ", value" : "") << ");\n"
+      << "    f(" << (tagged ? tag.value + ", " : "") << "member" << (reduces ? ", value" : "")
+      << ");\n"
       << "    if (scratch) __syncthreads();  // the team is done with its scratch\n"
       << "  }\n";
   if (reduces) {
