@@ -27,23 +27,22 @@ using CV = lightning::View<const float*>;
 
 void saxpy_lambda(const Exec& space, const CV& x, const V& y, float a) {
   Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(space, 0, y.extent(0)),
-                       LIGHTNING_LAMBDA("global i => read x[i], readwrite y[i]", (x, y, a),
-                                        (const int64_t i) { y(i) = a * x(i) + y(i); }));
+                       LIGHTNING_LAMBDA(
+                           "global i => read x[i], readwrite y[i]", (x, y, a),
+                           (const int64_t i) { y(i) = a * x(i) + y(i); }));
 }
 void stencil_lambda(const Exec& space, const CV& in, const V& out) {
   Kokkos::parallel_for("stencil", Kokkos::RangePolicy<Exec>(space, 1, out.extent(0) - 1),
-                       LIGHTNING_LAMBDA("global i => read in[i-1:i+1], write out[i]", (in, out),
-                                        (const int64_t i) {
-                                          out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3.0f;
-                                        }));
+                       LIGHTNING_LAMBDA(
+                           "global i => read in[i-1:i+1], write out[i]", (in, out),
+                           (const int64_t i) { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3.0f; }));
 }
 double dot_lambda(const Exec& space, const CV& x, const CV& y) {
   double s = 0;
   Kokkos::parallel_reduce("dot", Kokkos::RangePolicy<Exec>(space, 0, x.extent(0)),
-                          LIGHTNING_LAMBDA("global i => read x[i], read y[i]", (x, y),
-                                           (const int64_t i, double& sum) {
-                                             sum += double(x(i)) * y(i);
-                                           }),
+                          LIGHTNING_LAMBDA(
+                              "global i => read x[i], read y[i]", (x, y),
+                              (const int64_t i, double& sum) { sum += double(x(i)) * y(i); }),
                           s);
   return s;
 }
@@ -94,20 +93,18 @@ int main(int argc, char* argv[]) {
       Kokkos::fence();
     };
   };
-  const auto saxpy = alternate(
-      repeats,
-      many([&] {
-        Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(space, 0, n),
-                             perf_kernels::Saxpy<CV, V>{x, y, 0.5f});
-      }),
-      many([&] { saxpy_lambda(space, x, y, 0.5f); }));
-  const auto stencil = alternate(
-      repeats,
-      many([&] {
-        Kokkos::parallel_for("stencil", Kokkos::RangePolicy<Exec>(space, 1, n - 1),
-                             perf_kernels::Stencil<CV, V>{x, y});
-      }),
-      many([&] { stencil_lambda(space, x, y); }));
+  const auto saxpy =
+      alternate(repeats, many([&] {
+                  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(space, 0, n),
+                                       perf_kernels::Saxpy<CV, V>{x, y, 0.5f});
+                }),
+                many([&] { saxpy_lambda(space, x, y, 0.5f); }));
+  const auto stencil =
+      alternate(repeats, many([&] {
+                  Kokkos::parallel_for("stencil", Kokkos::RangePolicy<Exec>(space, 1, n - 1),
+                                       perf_kernels::Stencil<CV, V>{x, y});
+                }),
+                many([&] { stencil_lambda(space, x, y); }));
   double functor_dot = 0, lambda_dot = 0;
   const auto dot = alternate(
       repeats,
@@ -122,16 +119,17 @@ int main(int argc, char* argv[]) {
 
   auto entry = [&](const char* name, std::pair<double, double> t, bool last) {
     std::printf(
-        "    \"%s\": {\"functor_ms\": %.4f, \"lambda_ms\": %.4f, \"lambda_over_functor\": %.4f}%s\n",
+        "    \"%s\": {\"functor_ms\": %.4f, \"lambda_ms\": %.4f, \"lambda_over_functor\": "
+        "%.4f}%s\n",
         name, t.first * 1e3 / launches, t.second * 1e3 / launches, t.second / t.first,
         last ? "" : ",");
   };
-  std::printf("{\n  \"benchmark\": \"lambda_kernel\",\n  \"size\": %lld,\n  \"chunk\": %lld,\n"
-              "  \"launches\": %d,\n  \"repeats\": %d,\n  \"dot_values_agree\": %s,\n"
-              "  \"per_launch\": {\n",
-              static_cast<long long>(n), static_cast<long long>(chunk), launches, repeats,
-              functor_dot == lambda_dot && functor_dot == static_cast<double>(n) ? "true"
-                                                                                 : "false");
+  std::printf(
+      "{\n  \"benchmark\": \"lambda_kernel\",\n  \"size\": %lld,\n  \"chunk\": %lld,\n"
+      "  \"launches\": %d,\n  \"repeats\": %d,\n  \"dot_values_agree\": %s,\n"
+      "  \"per_launch\": {\n",
+      static_cast<long long>(n), static_cast<long long>(chunk), launches, repeats,
+      functor_dot == lambda_dot && functor_dot == static_cast<double>(n) ? "true" : "false");
   entry("saxpy", saxpy, false);
   entry("stencil", stencil, false);
   entry("dot", dot, true);

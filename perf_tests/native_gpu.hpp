@@ -67,6 +67,11 @@ class Native {
                                    shared, stream_, params, nullptr),
                "cuLaunchKernel");
   }
+  /// Copies `bytes` from `src` to `dst` in device memory on the stream, without waiting.
+  void enqueue_copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
+    context_.make_current();
+    api_.check(api_.cuMemcpyAsync(dst, src, bytes, stream_), "cuMemcpyAsync");
+  }
   /// Copies `bytes` from the device to `host` on the stream (behind the launches) and waits.
   void read(void* host, CUdeviceptr p, size_t bytes) {
     api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(host), p, bytes, stream_),

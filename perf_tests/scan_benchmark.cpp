@@ -1,9 +1,11 @@
 // A distributed parallel_scan on GPUs against the device's copy bandwidth, measured in the
 // same run: an exclusive prefix sum of n int32 (read x, write y: a copy's bytes) through the
 // runtime, without the total and with it, over one superblock (the final pass alone, one
-// kernel) and over S superblocks (partial passes, the carry, final passes). The ceiling is a
-// native grid-stride copy of the same n int32 on the same GPU. One warm-up each, then the
-// median of R runs (each: L launches and a fence); the sums are checked. Prints one JSON
+// kernel) and over S superblocks (partial passes, the carry, final passes). The ceilings are
+// two native copies of the same n int32 on the same GPU: a grid-stride kernel that, like the
+// scan's functor, moves one int32 per access ("copy", what "of_copy" compares with), and the
+// driver's own device-to-device copy ("memcpy", "of_memcpy"). One warm-up each, then the
+// median of R runs (each: L launches and a fence); every sum is checked. Prints one JSON
 // object; exits 77 without a GPU.
 //
 //   scan_benchmark [--size=N] [--superblocks=S] [--launches=L] [--repeats=R]
@@ -69,8 +71,9 @@ int main(int argc, char* argv[]) {
     }
     const cuda::GpuInfo gpu = cuda::discover_gpus()[0];
 
-    // The ceiling: a native copy, on the grid of the runtime's large launches (4 waves).
-    double copy_s = 0;
+    // The ceilings: a native copy kernel, on the grid of the runtime's large launches (4
+    // waves), and the driver's copy.
+    double copy_s = 0, memcpy_s = 0;
     {
       perf::Native native(gpu, bench::kNative);
       const std::vector<int32_t> ones(static_cast<size_t>(n), 1);
@@ -86,6 +89,14 @@ int main(int argc, char* argv[]) {
                              native.synchronize();
                            }) /
                launches;
+      const size_t bytes = static_cast<size_t>(n) * sizeof(int32_t);
+      memcpy_s = perf::timed(repeats,
+                             [&] {
+                               for (int l = 0; l < launches; ++l)
+                                 native.enqueue_copy(dy, dx, bytes);
+                               native.synchronize();
+                             }) /
+                 launches;
     }
 
     // Through the runtime: x and y in one chunk each, on the selected GPU(s).
@@ -105,30 +116,36 @@ int main(int argc, char* argv[]) {
     };
     auto check = [&] {
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
-      for (int64_t i : {int64_t{0}, int64_t{1}, n / 3, n / 2 + 7, n - 1})
-        if (h(i) != i) correct = false;
+      for (int64_t i = 0; i < n; ++i)
+        if (h(i) != static_cast<int32_t>(i)) correct = false;
     };
     const Distributed one(work::block(n));
     const Distributed split(work::block((n + superblocks - 1) / superblocks));
     const double one_s = run(one, false);
     check();
     const double one_total_s = run(one, true);
+    check();
     const double split_s = run(split, false);
     check();
     const double split_total_s = run(split, true);
+    check();
 
     const double bytes = 2.0 * 4.0 * double(n);
     auto entry = [&](const char* name, double s, bool last) {
-      std::printf("    \"%s\": {\"ms\": %.4f, \"GBps\": %.1f, \"of_copy\": %.3f}%s\n", name,
-                  s * 1e3, bytes / s / 1e9, copy_s / s, last ? "" : ",");
+      std::printf(
+          "    \"%s\": {\"ms\": %.4f, \"GBps\": %.1f, \"of_copy\": %.3f, \"of_memcpy\": "
+          "%.3f}%s\n",
+          name, s * 1e3, bytes / s / 1e9, copy_s / s, memcpy_s / s, last ? "" : ",");
     };
     std::printf(
         "{\n  \"benchmark\": \"scan\",\n  \"gpu\": \"%s\",\n  \"size\": %lld,\n"
         "  \"superblocks\": %d,\n  \"launches\": %d,\n  \"repeats\": %d,\n"
         "  \"correct\": %s,\n  \"copy\": {\"ms\": %.4f, \"GBps\": %.1f},\n"
+        "  \"memcpy\": {\"ms\": %.4f, \"GBps\": %.1f},\n"
         "  \"scan\": {\n",
         gpu.name.c_str(), static_cast<long long>(n), superblocks, launches, repeats,
-        correct ? "true" : "false", copy_s * 1e3, bytes / copy_s / 1e9);
+        correct ? "true" : "false", copy_s * 1e3, bytes / copy_s / 1e9, memcpy_s * 1e3,
+        bytes / memcpy_s / 1e9);
     entry("one_superblock", one_s, false);
     entry("one_superblock_with_total", one_total_s, false);
     entry("superblocks", split_s, false);

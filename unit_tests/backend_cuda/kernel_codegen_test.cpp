@@ -444,15 +444,23 @@ TEST(KernelCodegen, AScanHasAPartialPassAndASinglePassFinalEntry) {
     EXPECT_TRUE(contains(g.source, "    f(i, value, false);")) << g.source;
     EXPECT_TRUE(contains(g.source, "static_cast<" + t + "*>(partials)[blockIdx.x] = scratch[0];"))
         << g.source;
-    // The final pass: the same indices again with final = true, from each thread's prefix,
-    // the tiles' prefixes passed on through the ScanState.
+    // The final pass: each lane's indices of a tile with final = false (their contributions
+    // kept in registers, as many as scan_rounds says), then with final = true from each
+    // index's prefix, the tiles' prefixes passed on through the ScanState; the last tile
+    // leaves the superblock's end in `partials`.
     EXPECT_TRUE(contains(g.source, std::string(kScanFinalEntryName) +
-                                       "(const lightning_generated::Functor f, const "
+                                       "(\n    const lightning_generated::Functor f, const "
                                        "lightning::jit::LaunchBox box, void* partials,\n    "
                                        "const lightning::jit::ScanState scan)"))
         << g.source;
-    EXPECT_TRUE(contains(g.source, "f(i, own, false);")) << g.source;
-    EXPECT_TRUE(contains(g.source, "f(i, value, true);")) << g.source;
+    EXPECT_TRUE(contains(
+        g.source, "constexpr int kRounds = " + std::to_string(scan_rounds(size_of(type))) + ";"))
+        << g.source;
+    EXPECT_TRUE(contains(g.source, "f(first + 32 * k, c[k], false);")) << g.source;
+    EXPECT_TRUE(contains(g.source, "f(first + 32 * k, value, true);")) << g.source;
+    EXPECT_TRUE(contains(
+        g.source, "if (partials && tile + 1 == tiles) *static_cast<" + t + "*>(partials) = end;"))
+        << g.source;
     EXPECT_TRUE(contains(g.source,
                          "if (scan.prefix) before = *static_cast<const " + t + "*>(scan.prefix);"))
         << g.source;

@@ -390,7 +390,12 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   }
   const int64_t volume = sb.volume();
   if (volume == 0) {  // nothing to run; a reduction still yields its identity
-    if (run.partial) {
+    if (run.partial && run.scan == planner::ScanPass::kFinal && run.scan_prefix) {
+      api_.check(api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(run.partial),
+                                    reinterpret_cast<CUdeviceptr>(run.scan_prefix),
+                                    run.reduction.value_size, compute_),
+                 "cuMemcpyAsync");  // a final pass ends where it starts
+    } else if (run.partial) {
       const size_t vs = run.reduction.value_size;
       c.blocks.push_back(pinned_.allocate(vs));
       run.reduction.init(c.blocks.back());
@@ -471,10 +476,11 @@ void CudaDevice::finish_reduction(KernelRun& run, Completion& c, CUdeviceptr par
              "cuMemcpyAsync", "while copying the value of '" + run.name + "'");
 }
 
-// A scan's final pass: tiles of kScanIndicesPerThread indices per thread, taken in order by
-// at most 8 blocks per SM (all resident, so a tile's look-back always finds its
-// predecessors running or done). The scratch holds the tile counter and statuses (zeroed
-// before the kernel), then each tile's aggregate and inclusive prefix.
+// A scan's final pass: tiles of scan_rounds() indices per thread, taken in order by the
+// blocks that run (a tile's look-back only waits for tiles taken before it, whose blocks run
+// on). The scratch holds the tile counter and the tiles' records (zeroed before the kernel). The
+// run's partial, where there is one, receives the superblock's inclusive end (the scan's total, for
+// the last superblock).
 void CudaDevice::issue_scan_final(KernelRun& run, const Functions& functions,
                                   const jit::LaunchBox& box) {
   const kernel::KernelInfo& info = *run.info;
@@ -482,7 +488,7 @@ void CudaDevice::issue_scan_final(KernelRun& run, const Functions& functions,
                             run.superblock.to_string() + " on " + id_.to_string();
   if (!functions.scan_final)
     throw Error(ErrorKind::kInternal, "no final-pass entry point\n  " + where);
-  const int64_t tile = kBlockThreads * kScanIndicesPerThread;
+  const int64_t tile = kBlockThreads * scan_rounds(run.reduction.value_size);
   const int64_t tiles = (run.superblock.volume() + tile - 1) / tile;
   if (tiles >= int64_t{1} << 32)
     throw Error(ErrorKind::kInvalidArgument,
@@ -491,22 +497,20 @@ void CudaDevice::issue_scan_final(KernelRun& run, const Functions& functions,
                     " (use more superblocks)\n  " + where);
   const int64_t blocks =
       std::min<int64_t>(tiles, int64_t{8} * std::max(1, context_.gpu().multiprocessors));
-  const uint64_t counters = aligned(sizeof(unsigned) * static_cast<uint64_t>(tiles + 1));
-  const uint64_t values = aligned(run.reduction.value_size * static_cast<uint64_t>(tiles));
-  const CUdeviceptr base = scratch(counters + 2 * values, run.name);
+  const uint64_t counter = aligned(sizeof(unsigned));
+  const uint64_t records =
+      aligned(jit::scan_record_size(run.reduction.value_size) * static_cast<uint64_t>(tiles));
+  const CUdeviceptr base = scratch(counter + records, run.name);
   jit::ScanState state{};
   state.next_tile = reinterpret_cast<unsigned*>(base);
-  state.status = reinterpret_cast<unsigned*>(base) + 1;
-  state.aggregates = reinterpret_cast<void*>(base + counters);
-  state.inclusive = reinterpret_cast<void*>(base + counters + values);
+  state.records = reinterpret_cast<void*>(base + counter);
   state.prefix = run.scan_prefix;
   state.tile_size = tile;
-  api_.check(api_.cuMemsetD32Async(base, 0, static_cast<size_t>(tiles + 1), compute_),
-             "cuMemsetD32Async", where);
+  api_.check(api_.cuMemsetD8Async(base, 0, counter + records, compute_), "cuMemsetD8Async", where);
   if (!run.check)
     kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
                                run.functor.data());
-  CUdeviceptr partials = 0;
+  CUdeviceptr partials = reinterpret_cast<CUdeviceptr>(run.partial);
   void* params[] = {run.functor.data(), const_cast<jit::LaunchBox*>(&box), &partials, &state};
   api_.check(api_.cuLaunchKernel(functions.scan_final, static_cast<unsigned>(blocks), 1, 1,
                                  kBlockThreads, 1, 1, 0, compute_, params, nullptr),

@@ -31,10 +31,6 @@ inline constexpr int kBlockThreads = 256;
 /// Indices each thread of a large launch runs (see grid_blocks).
 inline constexpr int64_t kIndicesPerThread = 4;
 
-/// Indices per thread of a scan's final pass: a tile is this many times kBlockThreads
-/// (jit::ScanState), read a second time while in L1/L2.
-inline constexpr int64_t kScanIndicesPerThread = 8;
-
 /// Number of blocks for a launch of `volume` threads. Kernels without reduction: a grid of a
 /// kIndicesPerThread-th of the indices (each thread runs that many, grid-stride), but never
 /// fewer blocks than four waves (32 per SM) or than one thread per index, whichever is

@@ -256,145 +256,253 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info,
   for (const std::string& header : info.device.includes) out << "#include \"" << header << "\"\n";
 }
 
-// A scan's final pass (ScanPass::kFinal): one kernel that reads each index's tile twice
-// (the second time from L1/L2), passing prefixes between tiles by decoupled look-back
-// (jit::ScanState; the first warp reads 32 earlier tiles' statuses at a time). Each warp
-// owns per_thread * 32 consecutive indices of the tile and walks them 32 at a time, one per
-// lane, so that every access of the functor is coalesced: first summing the lanes' indices
-// for the tile's aggregate, then, once the tile has its prefix, each round's contributions
-// (the operator from the identity) are scanned across the warp and every index runs with
-// final = true from its exclusive prefix.
+// Replaces every "@NAME@" of `text` by its value.
+std::string substitute(std::string text,
+                       const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [name, value] : values) {
+    const std::string marker = "@" + name + "@";
+    for (size_t at = text.find(marker); at != std::string::npos;
+         at = text.find(marker, at + value.size()))
+      text.replace(at, marker.size(), value);
+  }
+  return text;
+}
+
+// A scan's final pass (ScanPass::kFinal), single-pass: blocks take tiles of
+// scan_tile_size() consecutive indices in index order; each warp owns ROUNDS * 32 of them and
+// each lane one index in every 32. The lane first runs its indices with final = false, each
+// from the identity, keeping the contributions in registers (unrolled, so the loads are all
+// in flight at once); the block joins the warps' sums into the tile's aggregate and publishes
+// it; the first warp looks back over earlier tiles (decoupled look-back: WINDOW tiles a lane,
+// 32 * WINDOW a step, a ballot finding the nearest inclusive prefix, a shuffle reduction of
+// the window) while the other warps scan their rounds across lanes; then every index runs
+// with final = true from its exclusive prefix (a store, in a scan's usual body: the read is
+// dead). How fast the look-back steps bounds how many tiles a microsecond can finish, so a
+// tile's status and value share one word where they fit (jit::scan_record_packed). The block
+// that runs the last tile writes the superblock's inclusive end to `partials` when that is
+// not null.
+// Tiles each lane of the look-back reads per step (32 * this many a step): 4 measured no
+// faster than 1 on an H100 with tiles of 64 indices a thread (docs/results.md).
+constexpr int kScanLookBackWindow = 1;
+
+constexpr const char* kScanPackedRecords = R"(
+// A tile's record: one 64-bit word, the status above the value's bits, written and read whole.
+__device__ __forceinline__ void scan_publish(void* records, const unsigned tile,
+                                             const unsigned status, const @T@ value) {
+  union { @T@ t; unsigned u; } bits;
+  bits.u = 0u;
+  bits.t = value;
+  static_cast<volatile unsigned long long*>(records)[tile] =
+      (static_cast<unsigned long long>(status) << 32) | bits.u;
+}
+__device__ __forceinline__ unsigned scan_peek(const void* records, const long long tile,
+                                              @T@& value) {
+  const unsigned long long word = static_cast<const volatile unsigned long long*>(records)[tile];
+  union { @T@ t; unsigned u; } bits;
+  bits.u = static_cast<unsigned>(word);
+  value = bits.t;
+  return static_cast<unsigned>(word >> 32);
+}
+)";
+constexpr const char* kScanSplitRecords = R"(
+// A tile's record: the status, then the aggregate and the inclusive prefix in slots of
+// @SLOT@ bytes; the value is written before the status (release) and read after it (acquire).
+__device__ __forceinline__ void scan_publish(void* records, const unsigned tile,
+                                             const unsigned status, const @T@ value) {
+  char* const record = static_cast<char*>(records) + static_cast<size_t>(tile) * @RECORD@;
+  *reinterpret_cast<volatile @T@*>(record + (status == 1u ? 8 : 8 + @SLOT@)) = value;
+#if __CUDA_ARCH__ >= 700
+  asm volatile("st.release.gpu.u32 [%0], %1;" : : "l"(record), "r"(status) : "memory");
+#else
+  __threadfence();
+  *reinterpret_cast<volatile unsigned*>(record) = status;
+#endif
+}
+__device__ __forceinline__ unsigned scan_peek(const void* records, const long long tile,
+                                              @T@& value) {
+  const char* const record =
+      static_cast<const char*>(records) + static_cast<size_t>(tile) * @RECORD@;
+  unsigned status;
+#if __CUDA_ARCH__ >= 700
+  asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(status) : "l"(record) : "memory");
+#else
+  status = *reinterpret_cast<const volatile unsigned*>(record);
+  __threadfence();
+#endif
+  if (status != 0u)
+    value = *reinterpret_cast<const volatile @T@*>(record + (status == 1u ? 8 : 8 + @SLOT@));
+  return status;
+}
+)";
+constexpr const char* kScanFinalTemplate = R"(
+namespace lightning_generated {
+// a joined with b, a the earlier value
+__device__ __forceinline__ @T@ scan_join(const @T@ a, const @T@ b) { return @JOIN@; }
+@RECORDS@
+}  // namespace lightning_generated
+
+extern "C" __global__ void __launch_bounds__(@BLOCK@) @ENTRY@(
+    const lightning_generated::Functor f, const lightning::jit::LaunchBox box, void* partials,
+    const lightning::jit::ScanState scan) {
+  using lightning_generated::scan_join;
+  using lightning_generated::scan_peek;
+  using lightning_generated::scan_publish;
+  constexpr unsigned kWarps = @BLOCK@ / 32;
+  constexpr int kRounds = @ROUNDS@;
+  constexpr int kWindow = @WINDOW@;
+  constexpr int64_t kPerWarp = 32 * kRounds;
+  constexpr int64_t kTile = kPerWarp * kWarps;
+  constexpr unsigned kAll = 0xffffffffu;
+  __shared__ @T@ warp_sums[kWarps];
+  __shared__ unsigned tile_taken;
+  __shared__ @T@ tile_prefix;
+  const int64_t lo = box.lo[0], hi = box.hi[0];
+  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const unsigned tiles = static_cast<unsigned>((hi - lo + kTile - 1) / kTile);
+  for (;;) {
+    if (threadIdx.x == 0) tile_taken = atomicAdd(scan.next_tile, 1u);
+    __syncthreads();
+    const unsigned tile = tile_taken;
+    if (tile >= tiles) return;
+    const int64_t first = lo + static_cast<int64_t>(tile) * kTile + warp * kPerWarp + lane;
+    const bool whole = lo + (static_cast<int64_t>(tile) + 1) * kTile <= hi;
+    // Each index's contribution, from the identity; the lane's sum; the warp's.
+    @T@ c[kRounds];
+    if (whole) {
+#pragma unroll
+      for (int k = 0; k < kRounds; ++k) {
+        c[k] = @IDENTITY@;
+        f(@TAG@first + 32 * k, c[k], false);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < kRounds; ++k) {
+        c[k] = @IDENTITY@;
+        if (first + 32 * k < hi) f(@TAG@first + 32 * k, c[k], false);
+      }
+    }
+    @T@ own = c[0];
+#pragma unroll
+    for (int k = 1; k < kRounds; ++k) own = scan_join(own, c[k]);
+#pragma unroll
+    for (unsigned d = 16; d > 0; d /= 2)
+      own = scan_join(own, static_cast<@T@>(__shfl_xor_sync(kAll, own, d)));
+    if (lane == 0) warp_sums[warp] = own;
+    __syncthreads();
+    @T@ warp_prefix = @IDENTITY@, aggregate = @IDENTITY@;
+#pragma unroll
+    for (unsigned w = 0; w < kWarps; ++w) {
+      if (w == warp) warp_prefix = aggregate;
+      aggregate = scan_join(aggregate, warp_sums[w]);
+    }
+    if (warp == 0) {
+      @T@ before = @IDENTITY@;
+      if (tile == 0) {
+        if (scan.prefix) before = *static_cast<const @T@*>(scan.prefix);
+      } else {
+        if (lane == 0) scan_publish(scan.records, tile, 1u, aggregate);
+        // Lane l reads tiles last - kWindow * l - j, j = 0 the latest: a higher lane is
+        // earlier. Every earlier tile was taken before this one, by a block that runs.
+        for (long long last = static_cast<long long>(tile) - 1;; last -= 32 * kWindow) {
+          unsigned seen[kWindow];
+          @T@ value[kWindow];
+#pragma unroll
+          for (int j = 0; j < kWindow; ++j) {
+            const long long p = last - static_cast<long long>(kWindow * lane + j);
+            value[j] = @IDENTITY@;
+            seen[j] = p < 0 ? 2u : scan_peek(scan.records, p, value[j]);  // before tile 0: as if a prefix
+          }
+#pragma unroll
+          for (int j = 0; j < kWindow; ++j) {
+            const long long p = last - static_cast<long long>(kWindow * lane + j);
+            while (seen[j] == 0u) {
+#if __CUDA_ARCH__ >= 700
+              __nanosleep(32);
+#endif
+              seen[j] = scan_peek(scan.records, p, value[j]);
+            }
+          }
+          // The lane's tiles from the latest back to the first inclusive prefix among them.
+          @T@ v = @IDENTITY@;
+          bool prefixed = false;
+#pragma unroll
+          for (int j = 0; j < kWindow; ++j)
+            if (!prefixed) {
+              v = scan_join(value[j], v);
+              prefixed = seen[j] == 2u;
+            }
+          const unsigned lanes = __ballot_sync(kAll, prefixed);
+          // Lanes before the nearest inclusive prefix are in it already.
+          if (lanes != 0u && lane > static_cast<unsigned>(__ffs(lanes) - 1)) v = @IDENTITY@;
+#pragma unroll
+          for (unsigned d = 1; d < 32; d *= 2) {
+            const @T@ earlier = static_cast<@T@>(__shfl_down_sync(kAll, v, d));
+            if (lane + d < 32) v = scan_join(earlier, v);
+          }
+          before = scan_join(static_cast<@T@>(__shfl_sync(kAll, v, 0)), before);
+          if (lanes != 0u) break;
+        }
+      }
+      if (lane == 0) {
+        const @T@ end = scan_join(before, aggregate);
+        scan_publish(scan.records, tile, 2u, end);
+        tile_prefix = before;
+        if (partials && tile + 1 == tiles) *static_cast<@T@*>(partials) = end;
+      }
+    }
+    // Each round's contributions scanned across the warp: c[k] becomes the exclusive prefix
+    // of its index within the warp's part of the tile.
+    @T@ running = @IDENTITY@;
+#pragma unroll
+    for (int k = 0; k < kRounds; ++k) {
+      @T@ x = c[k];
+#pragma unroll
+      for (unsigned d = 1; d < 32; d *= 2) {
+        const @T@ n = static_cast<@T@>(__shfl_up_sync(kAll, x, d));
+        if (lane >= d) x = scan_join(n, x);
+      }
+      const @T@ earlier = static_cast<@T@>(__shfl_up_sync(kAll, x, 1));
+      c[k] = lane == 0 ? running : scan_join(running, earlier);
+      running = scan_join(running, static_cast<@T@>(__shfl_sync(kAll, x, 31)));
+    }
+    __syncthreads();  // tile_prefix
+    const @T@ base = scan_join(tile_prefix, warp_prefix);
+    if (whole) {
+#pragma unroll
+      for (int k = 0; k < kRounds; ++k) {
+        @T@ value = scan_join(base, c[k]);
+        f(@TAG@first + 32 * k, value, true);
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < kRounds; ++k) {
+        @T@ value = scan_join(base, c[k]);
+        if (first + 32 * k < hi) f(@TAG@first + 32 * k, value, true);
+      }
+    }
+  }
+}
+)";
+
 void write_scan_final_entry(std::ostringstream& out, const KernelSpecialization& spec,
                             const std::string& tag_argument) {
-  const int block = spec.block_size;
+  const size_t value_size = spec.reduction.value_size;
   const std::string t(name_of(spec.reduction.type));
-  const std::string identity = identity_literal(spec.reduction.op, spec.reduction.type);
-  const std::string join = join_expression(spec.reduction.op, t);
-  const auto shuffle = [&](const std::string& call) {
-    return "static_cast<" + t + ">(" + call + ")";
-  };
-  out << "\nnamespace lightning_generated {\n"
-      << "// a joined with b, a the earlier value\n"
-      << "__device__ __forceinline__ " << t << " scan_join(const " << t << " a, const " << t
-      << " b) { return " << join << "; }\n"
-      << "}  // namespace lightning_generated\n\n"
-      << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kScanFinalEntryName
-      << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
-         "void* partials,\n    const lightning::jit::ScanState scan) {\n"
-      << "  using lightning_generated::scan_join;\n"
-      << "  __shared__ " << t << " warp_sums[" << (block + 31) / 32 << "];\n"
-      << "  __shared__ unsigned tile_taken;\n"
-      << "  __shared__ " << t << " tile_prefix;\n"
-      << "  __shared__ unsigned window_status[32];\n"
-      << "  __shared__ " << t << " window_value[32];\n"
-      << "  __shared__ bool window_found;\n"
-      << "  volatile unsigned* const status = scan.status;\n"
-      << "  volatile " << t << "* const aggregates = static_cast<volatile " << t
-      << "*>(scan.aggregates);\n"
-      << "  volatile " << t << "* const inclusive = static_cast<volatile " << t
-      << "*>(scan.inclusive);\n"
-      << "  const int64_t lo = box.lo[0], hi = box.hi[0];\n"
-      << "  const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / "
-         "32;\n"
-      << "  const int64_t per_warp = scan.tile_size / warps;\n"
-      << "  const unsigned tiles = static_cast<unsigned>((hi - lo + scan.tile_size - 1) / "
-         "scan.tile_size);\n"
-      << "  for (;;) {\n"
-      << "    if (threadIdx.x == 0) tile_taken = atomicAdd(scan.next_tile, 1u);\n"
-      << "    __syncthreads();\n"
-      << "    const unsigned tile = tile_taken;\n"
-      << "    if (tile >= tiles) return;\n"
-      << "    const int64_t warp_first = lo + static_cast<int64_t>(tile) * scan.tile_size + "
-         "static_cast<int64_t>(warp) * per_warp;\n"
-      << "    const int64_t warp_end = warp_first + per_warp < hi ? warp_first + per_warp : hi;\n"
-      << "    // The warp's sum, then the warps' in order.\n"
-      << "    " << t << " own = " << identity << ";\n"
-      << "#pragma unroll 4\n"
-      << "    for (int64_t i = warp_first + lane; i < warp_end; i += 32) f(" << tag_argument
-      << "i, own, false);\n"
-      << "    for (unsigned d = 16; d > 0; d /= 2)\n"
-      << "      own = scan_join(own, " << shuffle("__shfl_xor_sync(0xffffffffu, own, d)") << ");\n"
-      << "    if (lane == 0) warp_sums[warp] = own;\n"
-      << "    __syncthreads();\n"
-      << "    if (threadIdx.x == 0)\n"
-      << "      for (unsigned w = 1; w < warps; ++w) warp_sums[w] = scan_join(warp_sums[w - 1], "
-         "warp_sums[w]);\n"
-      << "    __syncthreads();\n"
-      << "    // The first warp looks back, 32 earlier tiles at a time (lane l at tile - 1 - l):\n"
-      << "    // each earlier tile was taken before this one, by a block that is running.\n"
-      << "    if (warp == 0) {\n"
-      << "      const " << t << " aggregate = warp_sums[warps - 1];\n"
-      << "      " << t << " before = " << identity << ";\n"
-      << "      if (tile == 0) {\n"
-      << "        if (scan.prefix) before = *static_cast<const " << t << "*>(scan.prefix);\n"
-      << "      } else {\n"
-      << "        if (lane == 0) {\n"
-      << "          aggregates[tile] = aggregate;\n"
-      << "          __threadfence();\n"
-      << "          status[tile] = 1u;\n"
-      << "        }\n"
-      << "        for (long long last = static_cast<long long>(tile) - 1;; last -= 32) {\n"
-      << "          const long long p = last - static_cast<long long>(lane);\n"
-      << "          unsigned seen = 2u;  // before tile 0: the identity, as if a prefix\n"
-      << "          " << t << " v = " << identity << ";\n"
-      << "          if (p >= 0) {\n"
-      << "            while ((seen = status[p]) == 0u) {\n"
-      << "#if __CUDA_ARCH__ >= 700\n"
-      << "              __nanosleep(64);  // spare the cache line the other lanes read\n"
-      << "#endif\n"
-      << "            }\n"
-      << "            __threadfence();\n"
-      << "            v = seen == 2u ? inclusive[p] : aggregates[p];\n"
-      << "          }\n"
-      << "          window_status[lane] = seen;\n"
-      << "          window_value[lane] = v;\n"
-      << "          __syncwarp();\n"
-      << "          if (lane == 0) {\n"
-      << "            bool found = false;\n"
-      << "            for (unsigned l = 0; l < 32 && !found; ++l) {\n"
-      << "              before = scan_join(window_value[l], before);\n"
-      << "              found = window_status[l] == 2u;\n"
-      << "            }\n"
-      << "            window_found = found;\n"
-      << "          }\n"
-      << "          __syncwarp();\n"
-      << "          const bool found = window_found;\n"
-      << "          __syncwarp();\n"
-      << "          if (found) break;\n"
-      << "        }\n"
-      << "      }\n"
-      << "      if (lane == 0) {\n"
-      << "        inclusive[tile] = scan_join(before, aggregate);\n"
-      << "        __threadfence();\n"
-      << "        status[tile] = 2u;\n"
-      << "        tile_prefix = before;\n"
-      << "      }\n"
-      << "    }\n"
-      << "    __syncthreads();\n"
-      << "    // 32 indices at a time: each lane's contribution, scanned across the warp.\n"
-      << "    " << t
-      << " running = warp == 0 ? tile_prefix : scan_join(tile_prefix, warp_sums[warp - "
-         "1]);\n"
-      << "#pragma unroll 2\n"
-      << "    for (int64_t base = warp_first; base < warp_end; base += 32) {\n"
-      << "      const int64_t i = base + lane;\n"
-      << "      " << t << " inclusive_sum = " << identity << ";\n"
-      << "      if (i < warp_end) f(" << tag_argument << "i, inclusive_sum, false);\n"
-      << "      for (unsigned d = 1; d < 32; d *= 2) {\n"
-      << "        const " << t
-      << " n = " << shuffle("__shfl_up_sync(0xffffffffu, inclusive_sum, d)") << ";\n"
-      << "        if (lane >= d) inclusive_sum = scan_join(n, inclusive_sum);\n"
-      << "      }\n"
-      << "      const " << t
-      << " earlier = " << shuffle("__shfl_up_sync(0xffffffffu, inclusive_sum, 1)") << ";\n"
-      << "      " << t << " value = lane == 0 ? running : scan_join(running, earlier);\n"
-      << "      if (i < warp_end) f(" << tag_argument << "i, value, true);\n"
-      << "      running = scan_join(running, "
-      << shuffle("__shfl_sync(0xffffffffu, inclusive_sum, 31)") << ");\n"
-      << "    }\n"
-      << "    __syncthreads();  // warp_sums, tile_taken and tile_prefix are the next tile's\n"
-      << "  }\n"
-      << "}\n";
+  const std::string records =
+      substitute(jit::scan_record_packed(value_size) ? kScanPackedRecords : kScanSplitRecords,
+                 {{"RECORD", std::to_string(jit::scan_record_size(value_size))},
+                  {"SLOT", std::to_string((jit::scan_record_size(value_size) - 8) / 2)},
+                  {"T", t}});
+  out << substitute(kScanFinalTemplate,
+                    {{"RECORDS", records},
+                     {"T", t},
+                     {"JOIN", join_expression(spec.reduction.op, t)},
+                     {"IDENTITY", identity_literal(spec.reduction.op, spec.reduction.type)},
+                     {"BLOCK", std::to_string(spec.block_size)},
+                     {"ROUNDS", std::to_string(scan_rounds(value_size))},
+                     {"WINDOW", std::to_string(kScanLookBackWindow)},
+                     {"ENTRY", kScanFinalEntryName},
+                     {"TAG", tag_argument}});
 }
 
 // Work tags: every tag the operators take is declared for GPU code (as an empty class, as

@@ -47,6 +47,15 @@ inline constexpr const char* kCoverEntryName = "lightning_entry_cover";
 /// of the functor called with final = false), with a fourth parameter, jit::ScanState.
 inline constexpr const char* kScanFinalEntryName = "lightning_scan_final";
 
+/// Indices each lane of a scan's final pass runs per tile, for values of `value_size` bytes:
+/// their contributions stay in registers between the tile's two walks, 256 bytes of them
+/// (at most 64 indices; 64 for int32 measured 0.77 of a copy's bandwidth on an H100, 32
+/// measured 0.68, docs/results.md). A tile is the block's threads times this many indices
+/// (jit::ScanState).
+constexpr int scan_rounds(size_t value_size) {
+  return value_size >= 16 ? 16 : value_size >= 4 ? static_cast<int>(256 / value_size) : 64;
+}
+
 /// Generates the entry point of `info` (DeviceCode kFunctorBody or kPorted). Throws
 /// Error(ErrorKind::kCuda) naming the kernel when it has no GPU code, when a reduction asks
 /// for a custom reducer, or when its layout cannot be reproduced (overlapping members).
