@@ -125,6 +125,12 @@ TEST(KokkosScan, PrefixSumsOfEveryArithmeticTypeMatchTheHostSpace) {
     expect_prefix_sums_match<float>(rng, uniform(rng, 1, 3000));
     expect_prefix_sums_match<double>(rng, uniform(rng, 1, 3000));
   }
+  // The other integer types once each (the narrow ones wrap around, as in Kokkos).
+  expect_prefix_sums_match<int8_t>(rng, uniform(rng, 1, 3000));
+  expect_prefix_sums_match<int16_t>(rng, uniform(rng, 1, 3000));
+  expect_prefix_sums_match<uint16_t>(rng, uniform(rng, 1, 3000));
+  expect_prefix_sums_match<uint32_t>(rng, uniform(rng, 1, 3000));
+  expect_prefix_sums_match<uint64_t>(rng, uniform(rng, 1, 3000));
 }
 
 TEST(KokkosScan, AnAnnotatedLambdaScansOnHostDevices) {
@@ -295,23 +301,31 @@ TEST(KokkosScan, AFailedScanLeavesItsViewsOverwritableAndTheRuntimeUsable) {
 
 // Superblocks of many GPU tiles (2048 indices each) and an odd end: prefixes pass between
 // tiles, superblocks, devices and ranks.
-TEST(KokkosScan, ALargeScanPassesItsPrefixesOnThroughEveryTile) {
+// Many tiles of a GPU's final pass (tiles of 64 int32 or 32 int64 indices a thread: the
+// one-word and the two-slot tile records), over one superblock and over five.
+template <class T>
+void expect_large_scan_matches(int seed) {
   const int n = (1 << 21) + 1237;
-  KView<int64_t*> hx("x", n), hexcl("excl", n), hincl("incl", n);
-  std::mt19937 rng(71);
-  for (int i = 0; i < n; ++i) hx(i) = uniform(rng, -1000, 1000);
-  const int64_t want = lk_lambda::prefix_sums<Host, int64_t>(Host(), hx, hexcl, hincl);
-  LView<int64_t*> x("x", n, lightning::dist::block(n / 3 + 1)), excl("excl", n), incl("incl", n);
+  KView<T*> hx("x", n), hexcl("excl", n), hincl("incl", n);
+  std::mt19937 rng(seed);
+  for (int i = 0; i < n; ++i) hx(i) = static_cast<T>(uniform(rng, -100, 100));
+  const T want = lk_lambda::prefix_sums<Host, T>(Host(), hx, hexcl, hincl);
+  LView<T*> x("x", n, lightning::dist::block(n / 3 + 1)), excl("excl", n), incl("incl", n);
   Kokkos::deep_copy(x, hx);
   for (const Exec& space : {Exec(), Exec(lightning::work::block(n / 5 + 3))}) {
-    Kokkos::deep_copy(excl, int64_t{-1});
-    EXPECT_EQ((lk_lambda::prefix_sums<Exec, int64_t>(space, x, excl, incl)), want);
+    Kokkos::deep_copy(excl, T(-1));
+    EXPECT_EQ((lk_lambda::prefix_sums<Exec, T>(space, x, excl, incl)), want);
     const auto gexcl = lk_test::to_host(excl), gincl = lk_test::to_host(incl);
     for (int i = 0; i < n; ++i) {
       ASSERT_EQ(gexcl(i), hexcl(i)) << "exclusive, at " << i;
       ASSERT_EQ(gincl(i), hincl(i)) << "inclusive, at " << i;
     }
   }
+}
+
+TEST(KokkosScan, ALargeScanPassesItsPrefixesOnThroughEveryTile) {
+  expect_large_scan_matches<int64_t>(71);
+  expect_large_scan_matches<int32_t>(73);
 }
 
 TEST(KokkosScan, OnGpusAFunctorsOwnInitAndJoinStopWithAnErrorThatSaysWhy) {
