@@ -229,7 +229,14 @@ void CudaKernel::launch_bytes(const CudaLaunch& config, const WorkDistribution& 
   l.domain = kernel::domain_of(shape);
   l.block_size = kernel::block_size_of(shape);
   l.work = work;
-  detail::runtime().launch(l);
+  try {
+    detail::runtime().launch(l);
+  } catch (Error& e) {
+    // Errors found at the launch (its annotation above all) name the kernel and its shape.
+    e.with_context("in the launch of ported CUDA kernel '" + name_ + "' (" +
+                   kernel::to_string(shape) + ")");
+    throw;
+  }
 }
 
 }  // namespace lightning

@@ -370,7 +370,10 @@ void launch_kernel(Dispatch dispatch) {
           "the lambda captures no lightning::View by value: capture Views by value "
           "(KOKKOS_LAMBDA or [=]); a lambda that captures by reference ([&]) cannot run on "
           "lightning::Distributed");
-    if (!dispatch.label.empty()) e.with_context("in Kokkos launch '" + dispatch.label + "'");
+    // Errors found at the launch (its annotation above all) name the launch and its kernel.
+    e.with_context(dispatch.label.empty() || dispatch.label == info.name
+                       ? "in the Kokkos launch of kernel '" + info.name + "'"
+                       : "in Kokkos " + what);
     throw;
   }
 }

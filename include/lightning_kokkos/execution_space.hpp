@@ -9,6 +9,14 @@
 #include <memory>
 #include <string>
 
+// A Kokkos 3 built with no parallel host back-end (Debian's 3.4: Serial only) picks "serial"
+// atomics, plain reads and writes, for Kokkos::atomic_*; but the members of a team run on
+// threads of their own on host devices, so a team kernel's atomics would lose updates.
+#if defined(KOKKOS_ENABLE_SERIAL_ATOMICS)
+#error \
+    "lightning_kokkos: this Kokkos makes Kokkos::atomic_* plain reads and writes (it has no parallel host back-end), but team members run on threads of their own on host devices: compile with -DKOKKOS_ENABLE_GNU_ATOMICS (targets linking LightningKokkos::lightning_kokkos get it)"
+#endif
+
 namespace lightning {
 
 class WorkDistribution;

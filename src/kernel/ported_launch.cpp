@@ -1,6 +1,7 @@
 #include "kernel/ported_launch.hpp"
 
 #include "core/error.hpp"
+#include "core/size_text.hpp"
 #include "kernel/block_limits.hpp"
 
 namespace lightning::kernel {
@@ -49,6 +50,11 @@ std::string limit_violation(const jit::PortedLaunch& launch, int64_t max_threads
   if (threads > BlockLimits::kMaxThreads)
     return "a block " + tuple(launch.block, launch.rank) + " of " + std::to_string(threads) +
            " threads is more than " + std::to_string(BlockLimits::kMaxThreads);
+  if (launch.shared_bytes > BlockLimits::kMaxSharedOptIn)
+    return std::to_string(launch.shared_bytes) +
+           " bytes of dynamic shared memory per block are more than the " +
+           std::to_string(BlockLimits::kMaxSharedOptIn) + " (" +
+           format_size(BlockLimits::kMaxSharedOptIn) + ") a block may have on any GPU";
   if (max_threads > 0 && threads > max_threads)
     return "a block " + tuple(launch.block, launch.rank) + " of " + std::to_string(threads) +
            " threads is more than the kernel's __launch_bounds__ allow (" +

@@ -17,9 +17,10 @@ Rect domain_of(const jit::PortedLaunch& launch);
 /// Its thread blocks' extent: block[a] on each axis a < rank.
 Point block_size_of(const jit::PortedLaunch& launch);
 
-/// Empty when every device can run `launch` (BlockLimits), else what is wrong, e.g.
-/// "a block of 32 x 64 = 2048 threads is more than 1024"; `max_threads` (> 0) is the
-/// kernel's own bound (its __launch_bounds__).
+/// Empty when `launch` is within BlockLimits (threads per block and axis, grid, and dynamic
+/// shared memory no GPU has more of), else what is wrong, e.g. "a block (32, 64) of 2048
+/// threads is more than 1024"; `max_threads` (> 0) is the kernel's own bound (its
+/// __launch_bounds__).
 std::string limit_violation(const jit::PortedLaunch& launch, int64_t max_threads);
 
 /// The blocks of `superblock` (whole blocks of `launch`) per axis x, y, z: the CUDA grid that

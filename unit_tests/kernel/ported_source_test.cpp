@@ -103,6 +103,13 @@ TEST(PortedLaunchShape, LimitsAreCudas) {
   EXPECT_EQ(limit_violation(shape(2, {1, 1, 1}, {16, 16, 1}), 128),
             "a block (16, 16) of 256 threads is more than the kernel's __launch_bounds__ allow "
             "(128)");
+  jit::PortedLaunch shared = shape(2, {4, 4, 1}, {16, 16, 1});
+  shared.shared_bytes = 227 * 1024;  // what an H100 or H200 lets a block opt into
+  EXPECT_EQ(limit_violation(shared, 0), "");
+  shared.shared_bytes += 1;
+  EXPECT_EQ(limit_violation(shared, 0),
+            "232449 bytes of dynamic shared memory per block are more than the 232448 (227 KiB) "
+            "a block may have on any GPU");
   EXPECT_NE(limit_violation(shape(1, {1, 2, 1}, {1, 1, 1}), 0), "");  // an axis beyond rank
   EXPECT_NE(limit_violation(shape(0, {1, 1, 1}, {1, 1, 1}), 0), "");
 }

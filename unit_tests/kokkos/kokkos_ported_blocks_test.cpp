@@ -5,198 +5,22 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstdint>
+#include <random>
 #include <string>
 
+#include "kokkos_ported_kernels.hpp"
 #include "kokkos_test_kernels.hpp"
-#include "lightning_kokkos/cuda_shim.hpp"
+#include "lightning_kokkos/cuda_shim.hpp"  // the host function of a refused registration
 
 namespace {
 
 using lightning::CudaParam;
 using lk_test::LView;
 using lk_test::to_host;
+using lk_test::uniform;
 
-// A kernel's source, both as the text NVRTC compiles and as code the shim builds here.
-#define LK_PORTED_SOURCE(text_name, ...)          \
-  constexpr const char* text_name = #__VA_ARGS__; \
-  __VA_ARGS__
-
-// 8 x 4 blocks over a 2-D grid: each block reverses its tile through static shared memory.
-LK_PORTED_SOURCE(
-    kReverseSource, __device__ void reverse_tiles(dim3 blockIdx, lightning::Matrix<int> out,
-                                                  const lightning::Matrix<int> in) {
-      __shared__ int tile[4][8];
-      const int x = blockIdx.x * blockDim.x + threadIdx.x;
-      const int y = blockIdx.y * blockDim.y + threadIdx.y;
-      tile[threadIdx.y][threadIdx.x] = in(y, x);
-      __syncthreads();
-      out(y, x) = tile[blockDim.y - 1 - threadIdx.y][blockDim.x - 1 - threadIdx.x];
-    })
-
-// The tile's extents as named constants (the kernel's macros would be), among the parameters.
-const lightning::CudaKernel kReverse(
-    "ported_test::reverse_tiles", kReverseSource, "reverse_tiles",
-    {CudaParam::array<int>("out", 2), CudaParam::constant("TX", 8), CudaParam::array<int>("in", 2),
-     CudaParam::constant("TY", 4)},
-    "block [bx, by] => read in[by * TY : by * TY + TY - 1, bx * TX : bx * TX + TX - 1],"
-    " write out[by * TY : by * TY + TY - 1, bx * TX : bx * TX + TX - 1]",
-    lightning::on_host<reverse_tiles>());
-
-// 1-D blocks: a tree sum in dynamic shared memory, atomics on shared memory, gridDim.
-LK_PORTED_SOURCE(
-    kBlockSumSource, __device__ void block_sums(dim3 blockIdx, lightning::Vector<long long> sums,
-                                                const lightning::Vector<int> in) {
-      LIGHTNING_DYNAMIC_SHARED(long long, partial);
-      __shared__ int negatives;
-      const int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (threadIdx.x == 0) negatives = 0;
-      partial[threadIdx.x] = in[i];
-      __syncthreads();
-      if (in[i] < 0) atomicAdd(&negatives, 1);
-      for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
-        if (threadIdx.x < s) partial[threadIdx.x] += partial[threadIdx.x + s];
-        __syncthreads();
-      }
-      if (threadIdx.x == 0)
-        sums[blockIdx.x] = partial[0] + 1000000 * negatives + 1000000000LL * gridDim.x;
-    })
-
-const lightning::CudaKernel kBlockSums("ported_test::block_sums", kBlockSumSource, "block_sums",
-                                       {CudaParam::array<long long>("sums", 1),
-                                        CudaParam::array<int>("in", 1)},
-                                       "block b, local t => read in[b * 64 + t], write sums[b]",
-                                       lightning::on_host<block_sums>());
-
-// 3-D blocks over a 3-D grid: every thread writes where it is.
-LK_PORTED_SOURCE(
-    kWhereSource, __device__ void where(dim3 blockIdx, lightning::Tensor<int> out) {
-      const int x = blockIdx.x * blockDim.x + threadIdx.x;
-      const int y = blockIdx.y * blockDim.y + threadIdx.y;
-      const int z = blockIdx.z * blockDim.z + threadIdx.z;
-      out(z, y, x) = x + 100 * y + 10000 * z + 1000000 * (threadIdx.x + 4 * threadIdx.y);
-    })
-
-const lightning::CudaKernel kWhere("ported_test::where", kWhereSource, "where",
-                                   {CudaParam::array<int>("out", 3)},
-                                   "global [x, y, z] => write out[z, y, x]",
-                                   lightning::on_host<where>());
-
-// The indices come from a __device__ helper that reads blockIdx itself, as cuda-samples' and
-// Rodinia's helpers do: it must see the block in the whole grid, not in the superblock.
-LK_PORTED_SOURCE(
-    kHelperSource,
-    __device__ int2 cell() {
-      return make_int2(blockIdx.x * blockDim.x + threadIdx.x,
-                       blockIdx.y * blockDim.y + threadIdx.y);
-    } __device__ void from_helper(dim3 blockIdx, lightning::Matrix<int> out) {
-      const int2 c = cell();
-      out(c.y, c.x) = c.x + 1000 * c.y + 1000000 * (blockIdx.x + 10 * blockIdx.y);
-    })
-
-const lightning::CudaKernel kFromHelper("ported_test::from_helper", kHelperSource, "from_helper",
-                                        {CudaParam::array<int>("out", 2)},
-                                        "global [x, y] => write out[y, x]",
-                                        lightning::on_host<from_helper>());
-
-// Warp intrinsics: a shuffle-down sum, a butterfly max, an inclusive shuffle-up scan and a
-// ballot, per warp, into out[i] (4 values per thread). Blocks of 48 threads: a partial warp.
-LK_PORTED_SOURCE(
-    kWarpSource, __device__ void warp_ops(dim3 blockIdx, lightning::Matrix<int> out,
-                                          const lightning::Vector<int> in) {
-      const int i = blockIdx.x * blockDim.x + threadIdx.x;
-      const unsigned lanes = __activemask();
-      const int v = in[i];
-      // Lanes past the block's last thread hold nothing: values from them are not used.
-      const int lane = threadIdx.x % 32, count = min(32, blockDim.x - threadIdx.x / 32 * 32);
-      int sum = v;
-      for (int o = 16; o > 0; o /= 2) {
-        const int other = __shfl_down_sync(lanes, sum, o);
-        if (lane + o < count) sum += other;
-      }
-      sum = __shfl_sync(lanes, sum, 0);
-      int top = v;
-      for (int o = 1; o < 32; o *= 2) {
-        const int other = __shfl_xor_sync(lanes, top, o);
-        if ((lane ^ o) < count) top = max(top, other);
-      }
-      int scan = v;
-      for (int o = 1; o < 32; o *= 2) {
-        const int up = __shfl_up_sync(lanes, scan, o);
-        if (threadIdx.x % 32 >= o) scan += up;
-      }
-      const unsigned odd = __ballot_sync(lanes, v % 2 != 0);
-      __syncwarp(lanes);
-      out(i, 0) = sum;
-      out(i, 1) = top;
-      out(i, 2) = scan;
-      out(i, 3) = static_cast<int>(odd & 0xffffu) + (__all_sync(lanes, v % 3 != 0) ? 1 << 20 : 0) +
-                  (__any_sync(lanes, v > 1000) ? 1 << 21 : 0);
-    })
-
-const lightning::CudaKernel kWarpOps("ported_test::warp_ops", kWarpSource, "warp_ops",
-                                     {CudaParam::array<int>("out", 2),
-                                      CudaParam::array<int>("in", 1)},
-                                     "global i => read in[i], write out[i, :]",
-                                     lightning::on_host<warp_ops>());
-
-// Lane 0 leaves; the others wait for it at a __syncwarp.
-LK_PORTED_SOURCE(
-    kWarpLeaverSource, __device__ void warp_leaver(dim3 blockIdx, lightning::Vector<int> out) {
-      if (threadIdx.x == 0) return;
-      __syncwarp();
-      out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
-    })
-
-const lightning::CudaKernel kWarpLeaver("ported_test::warp_leaver", kWarpLeaverSource,
-                                        "warp_leaver", {CudaParam::array<int>("out", 1)},
-                                        "global i => write out[i]",
-                                        lightning::on_host<warp_leaver>());
-
-// Lanes that diverge, one half to a shuffle and the other to a vote, each with the mask
-// __activemask() gives: right on a GPU (each branch among its own lanes); the shim, whose
-// __activemask() cannot see divergence, must refuse it rather than pair the two intrinsics.
-LK_PORTED_SOURCE(
-    kDivergentSource, __device__ void divergent(dim3 blockIdx, lightning::Vector<int> out) {
-      const int i = blockIdx.x * blockDim.x + threadIdx.x;
-      int v = i;
-      if (threadIdx.x < 16)
-        v += __shfl_xor_sync(__activemask(), v, 1);
-      else
-        v += __ballot_sync(__activemask(), v % 2 != 0) != 0 ? 1 : 0;
-      out[i] = v;
-    })
-
-const lightning::CudaKernel kDivergent("ported_test::divergent", kDivergentSource, "divergent",
-                                       {CudaParam::array<int>("out", 1)},
-                                       "global i => write out[i]", lightning::on_host<divergent>());
-
-// Thread 0 leaves before the barrier the others wait at.
-LK_PORTED_SOURCE(
-    kLeaverSource, __device__ void leaver(dim3 blockIdx, lightning::Vector<int> out) {
-      if (threadIdx.x == 0) return;
-      __syncthreads();
-      out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
-    })
-
-const lightning::CudaKernel kLeaver("ported_test::leaver", kLeaverSource, "leaver",
-                                    {CudaParam::array<int>("out", 1)}, "global i => write out[i]",
-                                    lightning::on_host<leaver>());
-
-// Reads in[i + 1] under `read in[i]`: checked mode finds it on every device.
-LK_PORTED_SOURCE(
-    kReadsAheadSource, __device__ void reads_ahead(dim3 blockIdx, lightning::Vector<float> out,
-                                                   const lightning::Vector<float> in, int n) {
-      const int i = blockIdx.x * blockDim.x + threadIdx.x;
-      if (i < n) out[i] = in[i] + (i + 1 < n ? in[i + 1] : 0.0f);
-    })
-
-const lightning::CudaKernel kReadsAhead("ported_test::reads_ahead", kReadsAheadSource,
-                                        "reads_ahead",
-                                        {CudaParam::array<float>("out", 1),
-                                         CudaParam::array<float>("in", 1),
-                                         CudaParam::scalar<int>("n")},
-                                        "global i => read in[i], write out[i]",
-                                        lightning::on_host<reads_ahead>());
+using namespace lk_ported;
 
 bool on_gpus() {
   return lk_test::on_gpus();
@@ -280,6 +104,98 @@ TEST(PortedBlocks, HelpersReadingBlockIdxSeeTheBlockInTheWholeGrid) {
   for (int y = 0; y < rows; ++y)
     for (int x = 0; x < cols; ++x)
       ASSERT_EQ(got(y, x), x + 1000 * y + 1000000 * (x / 8 + 10 * (y / 4))) << x << "," << y;
+}
+
+TEST(PortedBlocks, TransposeTilesIn32x8BlocksWithTwoLocalAxesMatchTheReference) {
+  std::mt19937 rng(29);
+  for (int trial = 0; trial < 6; ++trial) {
+    const int rows = uniform(rng, 1, 100), cols = uniform(rng, 1, 100);
+    const int gx = (cols + 31) / 32, gy = (rows + 31) / 32;
+    // Superblocks of whole 32 x 8 blocks: bands along x or y, or tiles.
+    const int a = uniform(rng, 1, gx), b = uniform(rng, 1, gy);
+    const lightning::WorkDistribution works[3] = {lightning::work::block(0, 32 * a),
+                                                  lightning::work::block(1, 8 * b),
+                                                  lightning::work::tiles({32 * a, 8 * b})};
+    const int choice = uniform(rng, 0, 2);
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", distribution " +
+                 std::to_string(choice) + " of " + std::to_string(a) + " x " + std::to_string(b) +
+                 " blocks");
+    Kokkos::View<float**, Kokkos::HostSpace> h("h", rows, cols);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) h(r, c) = static_cast<float>(uniform(rng, -999, 999));
+    LView<float**> in("in", rows, cols), out("out", cols, rows);
+    Kokkos::deep_copy(in, h);
+    kTransposeTiles.launch({{gx, gy}, {32, 8}}, works[choice], out, in, rows, cols);
+    const auto got = to_host(out);
+    for (int c = 0; c < cols; ++c)
+      for (int r = 0; r < rows; ++r) ASSERT_EQ(got(c, r), h(r, c)) << c << "," << r;
+  }
+}
+
+TEST(PortedBlocks, BlocksOf1024ThreadsSumInSharedMemory) {
+  std::mt19937 rng(31);
+  for (int trial = 0; trial < 3; ++trial) {
+    const int n = uniform(rng, 1, 4500), blocks = (n + 1023) / 1024;
+    SCOPED_TRACE(std::to_string(n) + " values in " + std::to_string(blocks) + " blocks");
+    Kokkos::View<int*, Kokkos::HostSpace> h("h", n);
+    for (int i = 0; i < n; ++i) h(i) = uniform(rng, -1000000, 1000000);
+    LView<int*> in("in", n);
+    LView<long long*> sums("sums", blocks);
+    Kokkos::deep_copy(in, h);
+    kBlockSum1024.launch(blocks, 1024, lightning::work::block(1024 * uniform(rng, 1, blocks)), sums,
+                         in, n);
+    const auto got = to_host(sums);
+    for (int b = 0; b < blocks; ++b) {
+      long long sum = 0;
+      for (int i = b * 1024; i < std::min(n, (b + 1) * 1024); ++i) sum += h(i);
+      ASSERT_EQ(got(b), sum) << "block " << b;
+    }
+  }
+}
+
+TEST(PortedBlocks, AHistogramOfGlobalAtomicsMatchesTheReferenceReducedOrReadAndWritten) {
+  std::mt19937 rng(37);
+  for (const lightning::CudaKernel* kernel : {&kHistogramReduce, &kHistogramReadwrite})
+    for (int trial = 0; trial < 4; ++trial) {
+      const int n = uniform(rng, 1, 3000), bins = uniform(rng, 1, 64);
+      const int block = 32 << uniform(rng, 0, 3), blocks = (n + block - 1) / block;
+      const int per = block * uniform(rng, 1, blocks);
+      const bool cyclic = uniform(rng, 0, 1);
+      SCOPED_TRACE(kernel->name() + ": " + std::to_string(n) + " values, " + std::to_string(bins) +
+                   " bins, blocks of " + std::to_string(block) +
+                   (cyclic ? ", cyclic superblocks of " : ", superblocks of ") +
+                   std::to_string(per));
+      Kokkos::View<int*, Kokkos::HostSpace> values("values", n), want("want", bins);
+      for (int i = 0; i < n; ++i) values(i) = uniform(rng, 0, bins - 1);
+      for (int k = 0; k < bins; ++k) want(k) = uniform(rng, -100, 100);  // added to
+      LView<int*> in("in", n), hist("hist", bins);
+      Kokkos::deep_copy(in, values);
+      Kokkos::deep_copy(hist, want);
+      for (int i = 0; i < n; ++i) ++want(values(i));
+      kernel->launch({blocks, block, bins * sizeof(int)},
+                     cyclic ? lightning::work::cyclic(per) : lightning::work::block(per), hist, in,
+                     n, bins);
+      const auto got = to_host(hist);
+      for (int k = 0; k < bins; ++k) ASSERT_EQ(got(k), want(k)) << "bin " << k;
+    }
+}
+
+TEST(PortedBlocks, AtomicsAcrossBlocksIntoOneElementAnnotatedAsAReduction) {
+  std::mt19937 rng(41);
+  for (int trial = 0; trial < 4; ++trial) {
+    const int n = uniform(rng, 1, 5000), block = 32 << uniform(rng, 0, 3);
+    const int blocks = (n + block - 1) / block, per = block * uniform(rng, 1, blocks);
+    SCOPED_TRACE(std::to_string(n) + " values, blocks of " + std::to_string(block) +
+                 ", superblocks of " + std::to_string(per));
+    Kokkos::View<int*, Kokkos::HostSpace> values("values", n);
+    int want = uniform(rng, -1000, 1000);  // added to
+    LView<int*> in("in", n), total("total", 1);
+    Kokkos::deep_copy(total, want);
+    for (int i = 0; i < n; ++i) want += values(i) = uniform(rng, -100, 100);
+    Kokkos::deep_copy(in, values);
+    kSumAll.launch(blocks, block, lightning::work::block(per), total, in, n);
+    EXPECT_EQ(to_host(total)(0), want);
+  }
 }
 
 TEST(PortedBlocks, WarpIntrinsicsMatchTheReference) {
@@ -377,6 +293,78 @@ TEST(PortedBlocks, ThreadsLeavingBeforeABarrierFailTheLaunchOnHostDevices) {
   LView<int**> in("in", 4, 8), ok("ok", 4, 8);
   kReverse.launch({{1, 1}, {8, 4}}, lightning::work::block(1, 4), ok, in);
   EXPECT_EQ(to_host(ok)(0, 0), 0);  // the runtime is still usable
+}
+
+/// The lightning::Error that `launch` (or the fence after it) throws, or "" when none.
+template <class F>
+std::string launch_error(const F& launch) {
+  try {
+    launch();
+    lightning::fence();
+  } catch (const lightning::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PortedBlocks, AnAnnotationBindingMoreAxesThanTheLaunchHasIsRefusedNamingIt) {
+  // block [bx, by, bz] and local [tx, ty, tz] on a 2-D grid of 2-D blocks.
+  const int bx = 4, by = 2, bz = 2, gx = 3, gy = 2, gz = 3;
+  LView<int***> out("out", gz * bz, gy * by, gx * bx);
+  std::string e = launch_error([&] {
+    kWhereByBlocks.launch({{gx, gy}, {bx, by}}, lightning::work::block(0, 4), out);
+  });
+  EXPECT_NE(e.find("'block [bx, by, bz]' binds 3 axes but the launch has rank 2"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("ported CUDA kernel 'ported_test::where_by_blocks' (grid (3, 2) of blocks (4, "
+                   "2))"),
+            std::string::npos)
+      << e;
+  // The same kernel on the 3-D launch it is written for runs, with every axis bound.
+  kWhereByBlocks.launch({{gx, gy, gz}, {bx, by, bz}}, lightning::work::tiles({4, 4, 2}), out);
+  const auto got = to_host(out);
+  for (int z = 0; z < gz * bz; ++z)
+    for (int y = 0; y < gy * by; ++y)
+      for (int x = 0; x < gx * bx; ++x)
+        ASSERT_EQ(got(z, y, x), x + 100 * y + 10000 * z + 1000000 * (x % bx + 4 * (y % by)))
+            << x << "," << y << "," << z;
+
+  // local [t, u] on 1-D blocks of a 1-D grid; then on a 2-D launch (blocks of 32 x 1).
+  LView<int*> ones("ones", 128);
+  e = launch_error([&] { kTwoLocalAxes.launch(4, 32, lightning::work::block(64), ones); });
+  EXPECT_NE(e.find("'local [t, u]' binds 2 axes but the launch has rank 1"), std::string::npos)
+      << e;
+  EXPECT_NE(e.find("ported CUDA kernel 'ported_test::two_local_axes' (grid (4) of blocks (32))"),
+            std::string::npos)
+      << e;
+  kTwoLocalAxes.launch({{4, 1}, {32, 1}}, lightning::work::block(0, 64), ones);
+  const auto filled = to_host(ones);
+  for (int i = 0; i < 128; ++i) ASSERT_EQ(filled(i), 1) << i;
+}
+
+TEST(PortedBlocks, DynamicSharedMemoryBeyondWhatAnyGpuHasIsRefusedAtTheLaunch) {
+  const int blocks = 3, n = blocks * 64;
+  LView<int*> in("in", n);
+  LView<long long*> sums("sums", blocks);
+  Kokkos::deep_copy(in, 1);
+  const uint64_t limit = lightning::kernel::BlockLimits::kMaxSharedOptIn;
+  try {
+    kBlockSums.launch({blocks, 64, limit + 1}, lightning::work::block(64), sums, in);
+    FAIL() << "the launch was accepted";
+  } catch (const lightning::Error& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "ported CUDA kernel 'ported_test::block_sums': " + std::to_string(limit + 1) +
+                  " bytes of dynamic shared memory per block are more than the " +
+                  std::to_string(limit) + " (227 KiB) a block may have on any GPU"),
+              std::string::npos)
+        << e.what();
+  }
+  // The runtime stays usable, and a block may have what GPUs give it (less the kernel's own
+  // static shared memory).
+  kBlockSums.launch({blocks, 64, limit - 1024}, lightning::work::block(64), sums, in);
+  const auto got = to_host(sums);
+  for (int b = 0; b < blocks; ++b) EXPECT_EQ(got(b), 64 + 1000000000LL * blocks) << b;
 }
 
 void takes_a_float(dim3, lightning::Vector<float>, int) {}

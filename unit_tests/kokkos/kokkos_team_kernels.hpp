@@ -38,24 +38,26 @@ struct TeamYAx {
       })
 };
 
-/// A row through team scratch: threads copy row j of A into level-0 scratch, meet at a
-/// barrier, then each writes a smoothed element; per-thread scratch (level 1) holds a
-/// thread's partial sum. Vector lanes sum over a window.
+/// A row through team scratch: threads copy row j of A into the team's scratch of level
+/// `row_level`, meet at a barrier, then each writes a smoothed element (reading what other
+/// threads copied); per-thread scratch of level `mine_level` holds a thread's partial sum.
+/// Vector lanes sum over a window.
 template <class Space, class VA, class VB>
 struct ScratchSmooth {
   using member_type = Member<Space>;
   VA A;
   VB B;
   int64_t width = 0;
+  int64_t row_level = 0, mine_level = 1;
   LIGHTNING_KERNEL(
-      ScratchSmooth, "block j => read A[j, :], write B[j, :]", (A, B, width),
+      ScratchSmooth, "block j => read A[j, :], write B[j, :]", (A, B, width, row_level, mine_level),
       using scratch_row = Kokkos::View<double*, typename member_type::scratch_memory_space,
                                        Kokkos::MemoryUnmanaged>;
       void operator()(const member_type& team) const {
         const int j = team.league_rank();
         const int n = static_cast<int>(A.extent(1));
-        scratch_row row(team.team_scratch(0), n);
-        scratch_row mine(team.thread_scratch(1), 1);
+        scratch_row row(team.team_scratch(static_cast<int>(row_level)), n);
+        scratch_row mine(team.thread_scratch(static_cast<int>(mine_level)), 1);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
                              [&](const int i) { row(i) = A(j, i); });
         team.team_barrier();
@@ -103,6 +105,153 @@ struct Collectives {
           S(b, 2) = from_last;
         }
         Kokkos::single(Kokkos::PerTeam(team), [&]() { S(b, 3) = team.team_size(); });
+      })
+};
+
+/// Kokkos::single(PerThread) with and without a value, team_broadcast with a closure,
+/// single(PerTeam) with a value, and two team_scans into a global total (team b's counter
+/// G(b), as a stream compaction takes its places), each member's results in M[b, t, :]:
+/// 0 its single(PerThread) value, 1 how often the team's single(PerThread) ran (once per
+/// member whatever the vector length), 2 the closure's broadcast, 3 single(PerTeam)'s value,
+/// 4 and 5 the two scans' places.
+template <class Space, class VM, class VG>
+struct BroadcastsAndGlobalScans {
+  using member_type = Member<Space>;
+  VM M;  // [league, team, 6]
+  VG G;  // [league]
+  LIGHTNING_KERNEL(
+      BroadcastsAndGlobalScans, "block b, local t => write M[b, t, :], readwrite G[b]", (M, G),
+      using counter =
+          Kokkos::View<int*, typename member_type::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+      void operator()(const member_type& team) const {
+        const int b = team.league_rank();
+        const int t = team.team_rank();
+        counter singles(team.team_scratch(0), 1);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { singles(0) = 0; });
+        team.team_barrier();
+        int mine = -1;
+        Kokkos::single(
+            Kokkos::PerThread(team), [&](int& v) { v = 7 * t + b; }, mine);
+        Kokkos::single(Kokkos::PerThread(team), [&]() { Kokkos::atomic_add(&singles(0), 1); });
+        int broadcast = t + 1;
+        team.team_broadcast([&](int& v) { v = v * 10 + b; }, broadcast, b % team.team_size());
+        int from_first = t == 0 ? 5 : -5;
+        Kokkos::single(
+            Kokkos::PerTeam(team), [&](int& v) { v += 100 * b; }, from_first);
+        const int64_t first = team.team_scan(int64_t{(t * 7 + b) % 5}, &G(b));
+        const int64_t second = team.team_scan(int64_t{1}, &G(b));
+        team.team_barrier();  // every member's single(PerThread) has counted
+        M(b, t, 0) = mine;
+        M(b, t, 1) = singles(0);
+        M(b, t, 2) = broadcast;
+        M(b, t, 3) = from_first;
+        M(b, t, 4) = first;
+        M(b, t, 5) = second;
+      })
+};
+
+/// Kokkos atomics of every member of a team at once: `reps` increments of a counter in team
+/// scratch and of the team's element of C, by each member.
+template <class Space, class VC>
+struct MemberAtomics {
+  using member_type = Member<Space>;
+  VC C;  // [league, 2]: the scratch counter's total, the element's
+  int64_t reps = 0;
+  LIGHTNING_KERNEL(
+      MemberAtomics, "block b => readwrite C[b, :]", (C, reps),
+      using counter = Kokkos::View<int64_t*, typename member_type::scratch_memory_space,
+                                   Kokkos::MemoryUnmanaged>;
+      void operator()(const member_type& team) const {
+        const int b = team.league_rank();
+        counter count(team.team_scratch(0), 1);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { count(0) = 0; });
+        team.team_barrier();
+        for (int64_t r = 0; r < reps; ++r) {
+          Kokkos::atomic_add(&count(0), int64_t{1});
+          Kokkos::atomic_fetch_add(&C(b, 1), int64_t{1});
+        }
+        team.team_barrier();
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { C(b, 0) = count(0); });
+      })
+};
+
+/// ThreadVectorRange inside a TeamThreadRange: team j takes the rows k of its slab X[j, :, :],
+/// the lanes of a member the elements of a row: a parallel_for writing each, an inclusive
+/// parallel_scan of the row and a parallel_reduce (its sum, written by single(PerThread)).
+template <class Space, class VX, class VY, class VR>
+struct VectorRanges {
+  using member_type = Member<Space>;
+  VX X;     // [league, m, n]
+  VY F, P;  // [league, m, n]: the parallel_for's values, the rows' inclusive prefix sums
+  VR R;     // [league, m]: the rows' sums
+  LIGHTNING_KERNEL(
+      VectorRanges, "block j => read X[j, :, :], write F[j, :, :], write P[j, :, :], write R[j, :]",
+      (X, F, P, R), void operator()(const member_type& team) const {
+        const int j = team.league_rank();
+        const int m = static_cast<int>(X.extent(1));
+        const int n = static_cast<int>(X.extent(2));
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const int k) {
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, n),
+                               [&](const int i) { F(j, k, i) = 3 * X(j, k, i) + k; });
+          Kokkos::parallel_scan(Kokkos::ThreadVectorRange(team, n),
+                                [&](const int i, int64_t& partial, const bool final) {
+                                  partial += X(j, k, i);
+                                  if (final) P(j, k, i) = partial;
+                                });
+          int64_t sum = 0;
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, n), [&](const int i, int64_t& s) { s += X(j, k, i); },
+              sum);
+          Kokkos::single(Kokkos::PerThread(team), [&]() { R(j, k) = sum; });
+        });
+      })
+};
+
+/// TeamVectorRange (Kokkos 3.4 and 4): over row j of X, a parallel_for, an exclusive
+/// parallel_scan, and parallel_reduces into a sum and through a Max reducer.
+template <class Space, class VX, class VY, class VS>
+struct TeamVectorRanges {
+  using member_type = Member<Space>;
+  VX X;     // [league, n]
+  VY Y, P;  // [league, n]: the parallel_for's values, the row's exclusive prefix sums
+  VS S;     // [league, 2]: the row's sum and maximum
+  LIGHTNING_KERNEL(
+      TeamVectorRanges, "block j => read X[j, :], write Y[j, :], write P[j, :], write S[j, :]",
+      (X, Y, P, S), void operator()(const member_type& team) const {
+        const int j = team.league_rank();
+        const int n = static_cast<int>(X.extent(1));
+        Kokkos::parallel_for(Kokkos::TeamVectorRange(team, n),
+                             [&](const int i) { Y(j, i) = X(j, i) * X(j, i) - i; });
+        Kokkos::parallel_scan(Kokkos::TeamVectorRange(team, n),
+                              [&](const int i, int64_t& partial, const bool final) {
+                                if (final) P(j, i) = partial;
+                                partial += X(j, i);
+                              });
+        int64_t sum = 0, top = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, n), [&](const int i, int64_t& s) { s += X(j, i); }, sum);
+        Kokkos::parallel_reduce(
+            Kokkos::TeamVectorRange(team, n),
+            [&](const int i, int64_t& v) {
+              if (X(j, i) > v) v = X(j, i);
+            },
+            Kokkos::Max<int64_t>(top));
+        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+          S(j, 0) = sum;
+          S(j, 1) = top;
+        });
+      })
+};
+
+/// A team kernel binding two local axes, which a team launch (rank 1) has not.
+template <class Space, class VB>
+struct TwoLocalAxes {
+  using member_type = Member<Space>;
+  VB B;
+  LIGHTNING_KERNEL(
+      TwoLocalAxes, "block j, local [t, v] => write B[j]", (B),
+      void operator()(const member_type& team) const {
+        if (team.team_rank() == 0) B(team.league_rank()) = 1;
       })
 };
 

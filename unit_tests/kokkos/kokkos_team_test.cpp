@@ -86,37 +86,54 @@ TEST_F(KokkosTeams, YAxOverRandomLeaguesAndTeamsMatchesSerial) {
   }
 }
 
-TEST_F(KokkosTeams, ScratchAndVectorRangesMatchSerial) {
+/// A TeamPolicy of `league` teams whose ScratchSmooth row (PerTeam) is at `row_level` and
+/// whose per-thread sum (PerThread) at `mine_level`.
+template <class Space>
+Kokkos::TeamPolicy<Space> smooth_policy(int league, int team, int vector, int cols, int row_level,
+                                        int mine_level) {
+  const size_t row_bytes = ScratchRow<Space>::shmem_size(cols);
+  const size_t one = ScratchRow<Space>::shmem_size(1);
+  Kokkos::TeamPolicy<Space> policy(league, team, vector);
+  if (row_level == mine_level)
+    return policy.set_scratch_size(row_level, Kokkos::PerTeam(row_bytes), Kokkos::PerThread(one));
+  return policy.set_scratch_size(row_level, Kokkos::PerTeam(row_bytes))
+      .set_scratch_size(mine_level, Kokkos::PerThread(one));
+}
+
+TEST_F(KokkosTeams, ScratchOfBothLevelsAndVectorRangesMatchSerial) {
   std::mt19937 rng(11);
   std::vector<std::array<int, 3>> shapes = {
       {1, 1, 1}, {5, 4, 2}, {17, 3, 4}, {30, 8, 1}, {9, 16, 8}};
   if (on_gpus()) shapes.insert(shapes.end(), {{7, 40, 2}, {12, 8, 32}, {3, 128, 8}, {4, 1024, 1}});
-  for (const auto& s : shapes) {
-    const int rows = s[0], team = s[1], vector = s[2];
-    const int cols = std::uniform_int_distribution<int>(1, 60)(rng);
-    const int64_t width = std::uniform_int_distribution<int>(1, 5)(rng);
-    Matrix A(rows, cols, rng);
-    KView<double**> hb("hB", rows, cols);
-    LView<double**> b("B", rows, cols);
-    const size_t row_bytes = ScratchRow<Exec>::shmem_size(cols);
-    const size_t one = ScratchRow<Exec>::shmem_size(1);
-    Kokkos::parallel_for(
-        "smooth",
-        Kokkos::TeamPolicy<Serial>(rows, 1, 1)
-            .set_scratch_size(0, Kokkos::PerTeam(row_bytes))
-            .set_scratch_size(1, Kokkos::PerThread(one)),
-        ScratchSmooth<Serial, KView<const double**>, KView<double**>>{A.host, hb, width});
-    Kokkos::parallel_for(
-        "smooth",
-        Kokkos::TeamPolicy<Exec>(rows, team, vector)
-            .set_scratch_size(0, Kokkos::PerTeam(row_bytes))
-            .set_scratch_size(1, Kokkos::PerThread(one)),
-        ScratchSmooth<Exec, LView<const double**>, LView<double**>>{A.dist, b, width});
-    const auto got = to_host(b);
-    for (int j = 0; j < rows; ++j)
-      for (int i = 0; i < cols; ++i)
-        ASSERT_EQ(got(j, i), hb(j, i)) << j << "," << i << " of " << rows << "x" << cols;
+  for (int r = 0; r < 3; ++r) {  // random shapes too: team x vector within the limit
+    const int vector = 1 << uniform(rng, 0, 5);
+    shapes.push_back(
+        {uniform(rng, 0, 20), uniform(rng, 1, on_gpus() ? 1024 / vector : 12), vector});
   }
+  // The row (PerTeam) and each thread's sum (PerThread) at either level, or both at one.
+  const int levels[4][2] = {{0, 1}, {1, 0}, {1, 1}, {0, 0}};
+  for (const auto& s : shapes)
+    for (const auto& level : levels) {
+      const int rows = s[0], team = s[1], vector = s[2];
+      const int cols = uniform(rng, 1, 60);
+      const int64_t width = uniform(rng, 1, 5);
+      SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + ", teams of " +
+                   std::to_string(team) + " x " + std::to_string(vector) + ", row at level " +
+                   std::to_string(level[0]) + ", sums at level " + std::to_string(level[1]));
+      Matrix A(rows, cols, rng);
+      KView<double**> hb("hB", rows, cols);
+      LView<double**> b("B", rows, cols);
+      Kokkos::parallel_for("smooth", smooth_policy<Serial>(rows, 1, 1, cols, level[0], level[1]),
+                           ScratchSmooth<Serial, KView<const double**>, KView<double**>>{
+                               A.host, hb, width, level[0], level[1]});
+      Kokkos::parallel_for("smooth",
+                           smooth_policy<Exec>(rows, team, vector, cols, level[0], level[1]),
+                           ScratchSmooth<Exec, LView<const double**>, LView<double**>>{
+                               A.dist, b, width, level[0], level[1]});
+      const auto got = to_host(b);
+      for (int j = 0; j < rows; ++j)
+        for (int i = 0; i < cols; ++i) ASSERT_EQ(got(j, i), hb(j, i)) << j << "," << i;
+    }
 }
 
 TEST_F(KokkosTeams, CollectivesGiveEveryMemberTheTeamsValues) {
@@ -137,6 +154,156 @@ TEST_F(KokkosTeams, CollectivesGiveEveryMemberTheTeamsValues) {
       EXPECT_EQ(s(b, 3), team) << "single(PerTeam), team of " << team;
       for (int i = 0; i < n; ++i) ASSERT_EQ(r(b, i), (i + 1) * (i + 2) / 2) << b << "," << i;
     }
+  }
+}
+
+TEST_F(KokkosTeams, SinglesClosureBroadcastsAndGlobalScansMatchASequentialReference) {
+  std::mt19937 rng(13);
+  const std::vector<int> sizes = team_sizes();
+  for (size_t trial = 0; trial < sizes.size() + 3; ++trial) {
+    const int team = trial < sizes.size() ? sizes[trial] : uniform(rng, 1, on_gpus() ? 300 : 12);
+    int vector = 1 << uniform(rng, 0, 5);
+    while (team * vector > 1024) vector /= 2;
+    const int league = uniform(rng, 1, 25);
+    SCOPED_TRACE(std::to_string(league) + " teams of " + std::to_string(team) + " x " +
+                 std::to_string(vector));
+    KView<int64_t*> g0("g0", league);
+    for (int b = 0; b < league; ++b) g0(b) = uniform(rng, -1000, 1000);
+    LView<int64_t***> M("M", league, team, 6);
+    LView<int64_t*> G("G", league);
+    Kokkos::deep_copy(G, g0);
+    Kokkos::parallel_for("broadcasts",
+                         Kokkos::TeamPolicy<Exec>(league, team, vector)
+                             .set_scratch_size(0, Kokkos::PerTeam(sizeof(int) * 8)),
+                         BroadcastsAndGlobalScans<Exec, LView<int64_t***>, LView<int64_t*>>{M, G});
+    const auto m = to_host(M);
+    const auto g = to_host(G);
+    for (int b = 0; b < league; ++b) {
+      const int root = b % team;
+      int64_t weights = 0;
+      for (int t = 0; t < team; ++t) weights += (t * 7 + b) % 5;
+      int64_t before = 0;
+      for (int t = 0; t < team; ++t) {
+        ASSERT_EQ(m(b, t, 0), 7 * t + b) << "single(PerThread) value, " << b << "," << t;
+        ASSERT_EQ(m(b, t, 1), team) << "single(PerThread) runs once per member, " << b;
+        ASSERT_EQ(m(b, t, 2), (root + 1) * 10 + b) << "closure broadcast, " << b << "," << t;
+        ASSERT_EQ(m(b, t, 3), 5 + 100 * b) << "single(PerTeam) value, " << b << "," << t;
+        ASSERT_EQ(m(b, t, 4), g0(b) + before) << "team_scan into G, " << b << "," << t;
+        ASSERT_EQ(m(b, t, 5), g0(b) + weights + t) << "second team_scan, " << b << "," << t;
+        before += (t * 7 + b) % 5;
+      }
+      ASSERT_EQ(g(b), g0(b) + weights + team) << "the global total of team " << b;
+    }
+  }
+}
+
+TEST_F(KokkosTeams, KokkosAtomicsOfAllMembersAtOnceLoseNoUpdate) {
+  // Team members run on threads of their own on host devices: a Kokkos whose atomics are
+  // plain reads and writes (Kokkos 3 of the Serial back-end alone) loses updates here.
+  for (const int team : {2, 8, 64}) {
+    const int league = 4;
+    const int64_t reps = 20000;
+    LView<int64_t**> C("C", league, 2);
+    Kokkos::parallel_for(
+        "atomics", Kokkos::TeamPolicy<Exec>(league, team).set_scratch_size(0, Kokkos::PerTeam(64)),
+        MemberAtomics<Exec, LView<int64_t**>>{C, reps});
+    const auto c = to_host(C);
+    for (int b = 0; b < league; ++b) {
+      EXPECT_EQ(c(b, 0), team * reps) << "scratch counter of team " << b << " of " << team;
+      EXPECT_EQ(c(b, 1), team * reps) << "element of team " << b << " of " << team;
+    }
+  }
+}
+
+TEST_F(KokkosTeams, ThreadVectorRangeForScanAndReduceMatchSerial) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 8; ++trial) {
+    const int vector = 1 << uniform(rng, 1, 5);  // more than one lane
+    const int team = uniform(rng, 1, on_gpus() ? 1024 / vector : 8);
+    const int league = uniform(rng, 0, 12), m = uniform(rng, 1, 20), n = uniform(rng, 1, 70);
+    SCOPED_TRACE(std::to_string(league) + " teams of " + std::to_string(team) + " x " +
+                 std::to_string(vector) + ", slabs " + std::to_string(m) + "x" + std::to_string(n));
+    KView<int64_t***> hx("hX", league, m, n), hf("hF", league, m, n), hp("hP", league, m, n);
+    KView<int64_t**> hr("hR", league, m);
+    for (int j = 0; j < league; ++j)
+      for (int k = 0; k < m; ++k)
+        for (int i = 0; i < n; ++i) hx(j, k, i) = uniform(rng, -50, 50);
+    LView<int64_t***> X("X", league, m, n), F("F", league, m, n), P("P", league, m, n);
+    LView<int64_t**> R("R", league, m);
+    Kokkos::deep_copy(X, hx);
+    using K = VectorRanges<Serial, KView<const int64_t***>, KView<int64_t***>, KView<int64_t**>>;
+    using L = VectorRanges<Exec, LView<const int64_t***>, LView<int64_t***>, LView<int64_t**>>;
+    Kokkos::parallel_for("vector ranges", Kokkos::TeamPolicy<Serial>(league, 1, 1),
+                         K{hx, hf, hp, hr});
+    Kokkos::parallel_for("vector ranges", Kokkos::TeamPolicy<Exec>(league, team, vector),
+                         L{X, F, P, R});
+    const auto f = to_host(F);
+    const auto p = to_host(P);
+    const auto r = to_host(R);
+    for (int j = 0; j < league; ++j)
+      for (int k = 0; k < m; ++k) {
+        ASSERT_EQ(r(j, k), hr(j, k)) << "reduce of row " << j << "," << k;
+        for (int i = 0; i < n; ++i) {
+          ASSERT_EQ(f(j, k, i), hf(j, k, i)) << "parallel_for at " << j << "," << k << "," << i;
+          ASSERT_EQ(p(j, k, i), hp(j, k, i)) << "parallel_scan at " << j << "," << k << "," << i;
+        }
+      }
+  }
+}
+
+TEST_F(KokkosTeams, TeamVectorRangeForScanAndReducesMatchSerial) {
+  std::mt19937 rng(19);
+  for (int trial = 0; trial < 8; ++trial) {
+    const int vector = 1 << uniform(rng, 0, 5);
+    const int team = uniform(rng, 1, on_gpus() ? 1024 / vector : 8);
+    const int league = uniform(rng, 0, 15), n = uniform(rng, 1, 90);
+    SCOPED_TRACE(std::to_string(league) + " teams of " + std::to_string(team) + " x " +
+                 std::to_string(vector) + ", rows of " + std::to_string(n));
+    KView<int64_t**> hx("hX", league, n), hy("hY", league, n), hp("hP", league, n),
+        hs("hS", league, 2);
+    for (int j = 0; j < league; ++j)
+      for (int i = 0; i < n; ++i) hx(j, i) = uniform(rng, -100, 100);
+    LView<int64_t**> X("X", league, n), Y("Y", league, n), P("P", league, n), S("S", league, 2);
+    Kokkos::deep_copy(X, hx);
+    using K = TeamVectorRanges<Serial, KView<const int64_t**>, KView<int64_t**>, KView<int64_t**>>;
+    using L = TeamVectorRanges<Exec, LView<const int64_t**>, LView<int64_t**>, LView<int64_t**>>;
+    Kokkos::parallel_for("team vector ranges", Kokkos::TeamPolicy<Serial>(league, 1, 1),
+                         K{hx, hy, hp, hs});
+    Kokkos::parallel_for("team vector ranges", Kokkos::TeamPolicy<Exec>(league, team, vector),
+                         L{X, Y, P, S});
+    const auto y = to_host(Y);
+    const auto p = to_host(P);
+    const auto sums = to_host(S);
+    for (int j = 0; j < league; ++j) {
+      ASSERT_EQ(sums(j, 0), hs(j, 0)) << "sum of row " << j;
+      ASSERT_EQ(sums(j, 1), hs(j, 1)) << "Max of row " << j;
+      for (int i = 0; i < n; ++i) {
+        ASSERT_EQ(y(j, i), hy(j, i)) << "parallel_for at " << j << "," << i;
+        ASSERT_EQ(p(j, i), hp(j, i)) << "parallel_scan at " << j << "," << i;
+      }
+    }
+  }
+}
+
+TEST_F(KokkosTeams, TeamsOfEveryAllowedSizeRunOnEveryDevice) {
+  // Host devices allow what a GPU block does: team size x vector length up to 1024 (one host
+  // thread per member).
+  std::mt19937 rng(23);
+  for (const auto& shape : {std::array<int, 2>{1024, 1}, {256, 4}, {32, 32}}) {
+    const int league = 3, cols = uniform(rng, 1, 40);
+    Matrix A(league, cols, rng);
+    KView<double**> hb("hB", league, cols);
+    LView<double**> b("B", league, cols);
+    Kokkos::parallel_for(
+        "smooth", smooth_policy<Serial>(league, 1, 1, cols, 0, 1),
+        ScratchSmooth<Serial, KView<const double**>, KView<double**>>{A.host, hb, 2, 0, 1});
+    Kokkos::parallel_for(
+        "smooth", smooth_policy<Exec>(league, shape[0], shape[1], cols, 0, 1),
+        ScratchSmooth<Exec, LView<const double**>, LView<double**>>{A.dist, b, 2, 0, 1});
+    const auto got = to_host(b);
+    for (int j = 0; j < league; ++j)
+      for (int i = 0; i < cols; ++i)
+        ASSERT_EQ(got(j, i), hb(j, i)) << shape[0] << " x " << shape[1] << " at " << j << "," << i;
   }
 }
 
@@ -360,6 +527,56 @@ TEST(KokkosTeamLaunchChecks, LaunchesBeyondTheLimitsAreRefusedNamingThem) {
                              K{S, R});
       },
       "scratch level 0 of");
+  // Level 1 (global memory on a GPU) beyond its 20 MiB per team, PerTeam and PerThread.
+  const uint64_t limit = lightning::kernel::TeamLimits::kMaxScratch1;
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for(
+            "scratch 1",
+            Kokkos::TeamPolicy<Exec>(4, 4).set_scratch_size(1, Kokkos::PerTeam(limit + 1)),
+            K{S, R});
+      },
+      "launch 'scratch 1' (kernel 'lk_team::Collectives<");
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for(
+            "scratch 1",
+            Kokkos::TeamPolicy<Exec>(4, 4).set_scratch_size(1, Kokkos::PerTeam(limit + 1)),
+            K{S, R});
+      },
+      "the TeamPolicy's scratch level 1 of 20.0 MiB per team (" + std::to_string(limit + 1) +
+          " bytes per team + 0 per thread x 4 threads) is more than the 20 MiB a team may have");
+  expect_refused(
+      [&] {
+        Kokkos::parallel_for("scratch 1",
+                             Kokkos::TeamPolicy<Exec>(4, 32).set_scratch_size(
+                                 1, Kokkos::PerTeam(1024), Kokkos::PerThread(1024 * 1024)),
+                             K{S, R});
+      },
+      "scratch level 1 of 32.0 MiB per team (1024 bytes per team + 1048576 per thread x 32 "
+      "threads) is more than the 20 MiB a team may have");
+  // Exactly the limit runs.
+  Kokkos::parallel_for("scratch 1",
+                       Kokkos::TeamPolicy<Exec>(4, 4).set_scratch_size(1, Kokkos::PerTeam(limit)),
+                       K{S, R});
+  EXPECT_EQ(to_host(S)(3, 3), 4);  // single(PerTeam): the team size
+}
+
+TEST(KokkosTeamLaunchChecks, AnAnnotationBindingMoreAxesThanATeamLaunchHasIsRefused) {
+  LView<double*> B("B", 8);
+  const auto launch = [&] {
+    Kokkos::parallel_for("two locals", Kokkos::TeamPolicy<Exec>(8, 2),
+                         TwoLocalAxes<Exec, LView<double*>>{B});
+  };
+  expect_refused(launch, "'local [t, v]' binds 2 axes but the launch has rank 1");
+  expect_refused(launch, "block j, local [t, v] => write B[j]\n");
+  expect_refused(launch, "in Kokkos launch 'two locals' (kernel 'lk_team::TwoLocalAxes<");
+  // A team launch of the same shape whose annotation fits runs.
+  LView<double**> S("S", 8, 4);
+  LView<int64_t**> R("R", 8, 3);
+  Kokkos::parallel_for("collectives", Kokkos::TeamPolicy<Exec>(8, 2),
+                       Collectives<Exec, LView<double**>, LView<int64_t**>>{S, R});
+  EXPECT_EQ(to_host(S)(7, 3), 2);
 }
 
 TEST(KokkosTeamLaunchChecks, GlobalInATeamAnnotationIsACaretError) {
@@ -452,19 +669,22 @@ TEST_F(KokkosTeams, AScratchViewBeyondTheSetScratchSizeFailsTheLaunchNamingTheSi
   std::mt19937 rng(5);
   Matrix A(rows, cols, rng);
   LView<double**> b("B", rows, cols);
-  // The row needs 80 bytes of level 0; the launch sets what a row of 5 needs.
+  // The row needs 80 bytes of its level; the launch sets what a row of 5 needs.
   const size_t given = ScratchRow<Exec>::shmem_size(cols / 2);
-  expect_refused(
-      [&] {
-        Kokkos::parallel_for(
-            "short scratch",
-            Kokkos::TeamPolicy<Exec>(rows, 2)
-                .set_scratch_size(0, Kokkos::PerTeam(given))
-                .set_scratch_size(1, Kokkos::PerThread(ScratchRow<Exec>::shmem_size(1))),
-            ScratchSmooth<Exec, LView<const double**>, LView<double**>>{A.dist, b, 1});
-      },
-      "a scratch View needs 80 bytes of level-0 scratch, but " + std::to_string(given) +
-          " of the " + std::to_string(given) + " bytes per team remain");
+  for (const int level : {0, 1}) {
+    expect_refused(
+        [&] {
+          Kokkos::parallel_for(
+              "short scratch",
+              Kokkos::TeamPolicy<Exec>(rows, 2)
+                  .set_scratch_size(level, Kokkos::PerTeam(given))
+                  .set_scratch_size(1 - level, Kokkos::PerThread(ScratchRow<Exec>::shmem_size(1))),
+              ScratchSmooth<Exec, LView<const double**>, LView<double**>>{A.dist, b, 1, level,
+                                                                          1 - level});
+        },
+        "a scratch View needs 80 bytes of level-" + std::to_string(level) + " scratch, but " +
+            std::to_string(given) + " of the " + std::to_string(given) + " bytes per team remain");
+  }
 }
 
 TEST_F(KokkosTeams, AMemberSkippingABarrierFailsTheLaunchInsteadOfHanging) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <utility>
@@ -82,6 +83,83 @@ TEST(KokkosViewCopy, WholeViewsOfEveryRankLayoutAndDistribution) {
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < m; ++j)
         for (int l = 0; l < k; ++l) ASSERT_EQ(g3(i, j, l), h3(i, j, l));
+  }
+}
+
+/// A vector-type element (lightning::float2 ...) of random integer lanes, exact in any lane type.
+template <class T>
+T random_vector(std::mt19937& rng) {
+  using Lane = decltype(T::x);
+  Lane lanes[sizeof(T) / sizeof(Lane)];
+  for (Lane& lane : lanes) lane = static_cast<Lane>(uniform(rng, -1000, 1000));
+  T v;
+  std::memcpy(static_cast<void*>(&v), lanes, sizeof v);
+  return v;
+}
+
+template <class T>
+bool same_lanes(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+/// Vector elements through host mirrors and View-to-View copies between random distributions
+/// and layouts.
+template <class T>
+void copy_vector_elements(std::mt19937& rng) {
+  const int n = uniform(rng, 1, 300), m = uniform(rng, 1, 12);
+  SCOPED_TRACE(std::to_string(sizeof(T)) + "-byte elements, n " + std::to_string(n) + ", m " +
+               std::to_string(m));
+  // Rank 1: host -> a -> b (another distribution) -> a host mirror; then a fill, copied on.
+  KView<T*> h1("h1", n);
+  for (int i = 0; i < n; ++i) h1(i) = random_vector<T>(rng);
+  LView<T*> a1("a1", n, random_distribution(rng, 1, n)),
+      b1("b1", n, random_distribution(rng, 1, n));
+  Kokkos::deep_copy(a1, h1);
+  Kokkos::deep_copy(b1, a1);
+  const auto mirror = Kokkos::create_mirror_view(b1);
+  Kokkos::deep_copy(mirror, b1);
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(same_lanes(mirror(i), h1(i))) << i;
+  const T fill = random_vector<T>(rng);
+  Kokkos::deep_copy(a1, fill);
+  Kokkos::deep_copy(b1, a1);
+  const auto filled = to_host(b1);
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(same_lanes(filled(i), fill)) << i;
+
+  // Rank 2: row-major into column-major of another distribution and back, through a host
+  // mirror of the column-major View that is changed and copied back.
+  KView<T**> h2("h2", n, m);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) h2(i, j) = random_vector<T>(rng);
+  LView<T**> a2("a2", n, m, random_distribution(rng, 2, n));
+  lightning::View<T**, Left> left("left", n, m, random_distribution(rng, 2, n));
+  Kokkos::deep_copy(a2, h2);
+  Kokkos::deep_copy(left, a2);
+  auto left_mirror = Kokkos::create_mirror_view(left);
+  Kokkos::deep_copy(left_mirror, left);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) {
+      ASSERT_TRUE(same_lanes(left_mirror(i, j), h2(i, j))) << i << ", " << j;
+      h2(i, j) = left_mirror(i, j) = random_vector<T>(rng);
+    }
+  Kokkos::deep_copy(left, left_mirror);
+  Kokkos::deep_copy(a2, left);
+  const auto g2 = to_host(a2);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ASSERT_TRUE(same_lanes(g2(i, j), h2(i, j))) << i << ", " << j;
+}
+
+TEST(KokkosViewCopy, VectorElementTypesOfEveryKindAcrossDistributionsAndMirrors) {
+  std::mt19937 rng(101);
+  for (int round = 0; round < 2; ++round) {
+    copy_vector_elements<lightning::int2>(rng);
+    copy_vector_elements<lightning::int4>(rng);
+    copy_vector_elements<lightning::uint2>(rng);
+    copy_vector_elements<lightning::uint4>(rng);
+    copy_vector_elements<lightning::float2>(rng);
+    copy_vector_elements<lightning::float3>(rng);
+    copy_vector_elements<lightning::float4>(rng);
+    copy_vector_elements<lightning::double2>(rng);
+    copy_vector_elements<lightning::double3>(rng);
   }
 }
 
