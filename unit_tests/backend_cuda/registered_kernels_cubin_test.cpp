@@ -94,7 +94,6 @@ std::set<std::string> adapter_test_kernels() {
           .name,
       lightning::kernel_registration<lk_team::TeamMax<Exec, LView<const double**>>>().name,
       lightning::kernel_registration<lk_team::ThrowingMember<Exec, LView<double*>>>().name,
-<<<<<<< HEAD
       // Work tags on team operators: the untagged one beside tagged ones, and each tag (the
       // MinLoc one folds with its launch's reducer).
       lightning::kernel_registration<
@@ -118,7 +117,6 @@ std::set<std::string> adapter_test_kernels() {
           lk_team::TaggedReadsTheNextRow<Exec, LView<const double**>, LView<double*>>,
           lk_team::NextRow>()
           .name,
-=======
       lightning::kernel_registration<
           lk_team::BroadcastsAndGlobalScans<Exec, LView<int64_t***>, LView<int64_t*>>>()
           .name,
@@ -135,7 +133,6 @@ std::set<std::string> adapter_test_kernels() {
           lk_team::ReadsTheNextRow<Exec, LView<const double**>, LView<double*>>>()
           .name,
       lightning::kernel_registration<lk_team::SkipsTheBarrier<Exec, LView<double*>>>().name,
->>>>>>> team-test-gaps
       // deep_copy's copy kernels between distributed Views (one per rank).
       lightning::kernel_registration<
           lightning::detail::CopyRank1<LView<int64_t*>, lightning::View<const int64_t*>>>()
