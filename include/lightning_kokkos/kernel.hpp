@@ -308,9 +308,6 @@ template <class F, class Value>
 struct TeamFold {
   static Reduction reduction(ReduceOp op, uint64_t reducer, const F& functor) {
     if constexpr (FunctorReduction<F, Value>::custom) {
-      static_assert(!FunctorReduction<F, Value>::is_array,
-                    "lightning::Distributed: a TeamPolicy parallel_reduce reduces one value, "
-                    "not an array (value_type T[])");
       Reduction r = FunctorReduction<F, Value>::reduction();
       r.functor = std::shared_ptr<const void>(std::shared_ptr<const void>(), &functor);
       return r;
@@ -344,13 +341,13 @@ struct IsCombinedValue<Kokkos::Impl::CombinedReducerValueImpl<std::index_sequenc
     : std::true_type {};
 
 /// F called as Kokkos' wrapper of it calls it for several reducers: the leading arguments
-/// (work tag, indices) and then each component of the combined value.
+/// (work tag, indices or team member) and then each component of the combined value.
 template <class F, class Value>
 struct CombinedCall;
 template <class F, std::size_t... I, class... V>
 struct CombinedCall<F, Kokkos::Impl::CombinedReducerValueImpl<std::index_sequence<I...>, V...>> {
   using Value = Kokkos::Impl::CombinedReducerValueImpl<std::index_sequence<I...>, V...>;
-  const F* f;
+  const F& f;
   template <class... A>
   void operator()(A&&... a) const {
     auto args = std::forward_as_tuple(std::forward<A>(a)...);
@@ -359,7 +356,7 @@ struct CombinedCall<F, Kokkos::Impl::CombinedReducerValueImpl<std::index_sequenc
   template <class Args, std::size_t... L>
   void call(Args& args, std::index_sequence<L...>) const {
     Value& value = std::get<sizeof...(L)>(args);
-    (*f)(std::get<L>(args)..., value.template get<I, V>()...);
+    f(std::get<L>(args)..., value.template get<I, V>()...);
   }
 };
 
@@ -369,7 +366,7 @@ template <class F, int Rank, class Value, class Tag>
 void run_combined_reduce(const void* functor, const Rect& threads, void* partial) {
   Value value;
   std::memcpy(static_cast<void*>(&value), partial, sizeof value);
-  const CombinedCall<F, Value> call{static_cast<const F*>(functor)};
+  const CombinedCall<F, Value> call{*static_cast<const F*>(functor)};
   kernel::run_native_reduce<CombinedCall<F, Value>, Rank, Value, Tag>(&call, threads, &value);
   std::memcpy(partial, static_cast<const void*>(&value), sizeof value);
 }
@@ -382,12 +379,15 @@ void set_host_entry(kernel::KernelInfo& info) {
     info.functor_size = sizeof(F);
     info.run_host_scan = &kernel::run_native_scan<F, Value, Tag>;
   } else if constexpr (takes_team_member_v<F, Tag>) {
-    static_assert(!IsCombinedValue<Value>::value,
-                  "lightning::Distributed: a TeamPolicy parallel_reduce takes one reducer; "
-                  "several reducers in one parallel_reduce run over RangePolicy and "
+    static_assert(!std::is_array_v<Value>,
+                  "lightning::Distributed: a TeamPolicy parallel_reduce reduces one value, not "
+                  "an array (value_type T[]): launch an array reduction over a RangePolicy or "
                   "MDRangePolicy");
     info.functor_size = sizeof(TeamClosure<F>);
-    info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag>;
+    if constexpr (IsCombinedValue<Value>::value)
+      info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag, CombinedCall<F, Value>>;
+    else
+      info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag>;
   } else if constexpr (std::is_void_v<Value>) {
     info.functor_size = sizeof(F);
     info.run_host = &kernel::run_native<F, Rank, Tag>;
@@ -633,6 +633,8 @@ kernel::KernelInfo operator_info(std::string name, const char* annotation) {
     info.reduction = FunctorReduction<F, Value>::reduction();
     info.device.functor_init = FunctorReduction<F, Value>::has_init;
     info.device.functor_join = FunctorReduction<F, Value>::has_join;
+    if constexpr (std::is_array_v<Value>)
+      info.device.array_element = data_type_of<std::remove_extent_t<Value>>();
   } else {
     set_host_entry<F, rank, void, false, Tag>(info);
   }

@@ -2,7 +2,7 @@
 // operators on numbers; the others (LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, MinMax, MinMaxLoc,
 // and Kokkos 4's MinFirstLoc and MaxFirstLoc) registered reducers, which fold with the Kokkos
 // class's own init and join on host devices and with their twins of device/kokkos_core.hpp in
-// GPU code.
+// GPU code; several of them in one parallel_reduce are one registered reducer of the parts.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -151,7 +151,9 @@ struct CombinedReducerParts<Kokkos::Impl::CombinedReducer<Space, R...>> {
 };
 
 /// Several reducers of one parallel_reduce as one registered reducer: each folds its
-/// component of Kokkos' combined value. Host devices only (no GPU spelling).
+/// component of Kokkos' combined value. GPU code folds with lightning::jit::CombinedReducer
+/// of the parts' GPU spellings (device/kokkos_core.hpp), whose value has the layout of
+/// Kokkos' (one base class of one member per part), and passes each part to its own update.
 template <class Space, class... R>
 struct RegisteredReducer<Kokkos::Impl::CombinedReducer<Space, R...>> {
   using Value = typename Kokkos::Impl::CombinedReducer<Space, R...>::value_type;
@@ -179,10 +181,12 @@ struct RegisteredReducer<Kokkos::Impl::CombinedReducer<Space, R...>> {
   }
   static uint64_t make() {
     kernel::ReducerInfo info;
-    info.name = "combined(";
-    ((info.name += reducer_name<R>() + ", "), ...);
-    info.name.resize(info.name.size() - 2);
-    info.name += ")";
+    std::string parts;
+    ((parts += reducer_name<R>() + ", "), ...);
+    parts.resize(parts.size() - 2);
+    info.name = "combined(" + parts + ")";
+    info.device_type = "lightning::jit::CombinedReducer<" + parts + ">";
+    info.updates = static_cast<uint32_t>(sizeof...(R));
     info.value_size = static_cast<uint32_t>(sizeof(Value));
     info.init = &init;
     info.join = &join;

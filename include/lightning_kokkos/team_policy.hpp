@@ -241,11 +241,13 @@ inline constexpr bool takes_team_member_v = TakesTeamMember<F, Tag>::value;
 /// The host entry point of a team kernel F (kernel::HostEntry over a TeamClosure<F>): the
 /// teams of `threads` (whole teams of the launch's league × team threads), one after the
 /// other, by one team of threads, each member calling F's operator for work tag Tag (void:
-/// none); a reduction (Value not void) folds each member's value into `partial` in rank
+/// none) through `Call` (made from the functor: F itself, or how Kokkos calls F for several
+/// reducers); a reduction (Value not void) folds each member's value into `partial` in rank
 /// order.
-template <class F, class Value, class Fold, class Tag = void>
+template <class F, class Value, class Fold, class Tag = void, class Call = const F&>
 void run_teams(const void* bytes, const Rect& threads, void* partial) {
   const auto& closure = *static_cast<const TeamClosure<F>*>(bytes);
+  const Call call{closure.functor};
   const kernel::TeamShape& shape = closure.shape;
   const int64_t first = threads.lo()[0] / shape.team_size;
   const int64_t end = threads.hi()[0] / shape.team_size;
@@ -261,10 +263,10 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
                           for (int64_t l = first; l < end; ++l) {
                             member.impl_start(l, shape);
                             if constexpr (reduces)
-                              kernel::invoke<Tag>(closure.functor, member,
+                              kernel::invoke<Tag>(call, member,
                                                   values[static_cast<std::size_t>(rank)]);
                             else
-                              kernel::invoke<Tag>(closure.functor, member);
+                              kernel::invoke<Tag>(call, member);
                             // Every member is done with the team (and its scratch).
                             team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
                           }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "lightning_kokkos/internal/core/data_type.hpp"
+
 namespace lightning::kernel {
 
 /// How a kernel's GPU code is written.
@@ -37,6 +39,9 @@ struct DeviceCode {
   /// the functor (it must then be in the source, i.e. inside LIGHTNING_KERNEL).
   bool functor_init = false;
   bool functor_join = false;
+  /// Array reductions (Kokkos' value_type T[], KernelInfo::reduces_array): T, the number type
+  /// of the value_count elements each GPU thread reduces.
+  DataType array_element = DataType::kUInt8;
   /// The byte offset of the launch's shape in the kernel's bytes: kPorted, its
   /// jit::PortedLaunch; kTeamFunctorBody, its jit::TeamLaunch.
   size_t launch_offset = 0;

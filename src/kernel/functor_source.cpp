@@ -225,10 +225,18 @@ std::string value_type_declaration(const std::string& source, int index,
   if (operator_index < 0 || static_cast<size_t>(operator_index) >= operators.size()) return {};
   const auto& params = operators[static_cast<size_t>(operator_index)];
   if (index < 0 || static_cast<size_t>(index) >= params.size()) return {};
-  const std::string& type = params[static_cast<size_t>(index)];
+  std::string type = params[static_cast<size_t>(index)];
+  std::string declared = value_type;
+  // An array reduction's update spelt as a pointer to its element (`T* update`).
+  const std::string array = "[]";
+  if (!type.empty() && type.back() == '*' && declared.size() > array.size() &&
+      declared.compare(declared.size() - array.size(), array.size(), array) == 0) {
+    type = trim(type.substr(0, type.size() - 1));
+    declared.resize(declared.size() - array.size());
+  }
   if (!is_identifier(type) || std::regex_match(type, known_types()) || declares(source, type))
     return {};
-  return "using " + type + " = " + value_type + ";";
+  return "using " + type + " = " + declared + ";";
 }
 
 }  // namespace lightning::kernel

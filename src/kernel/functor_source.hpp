@@ -30,7 +30,8 @@ std::string team_member_declaration(const std::string& source, const std::string
 /// `using T = double;` for `(const int i, T& update, const bool final)` written in a
 /// template over T, whose parameter GPU code cannot see; empty when the spelling needs
 /// nothing (a fundamental or <cstdint> type, a qualified name, a type the source declares
-/// itself).
+/// itself). For an array reduction `value_type` is `E[]`: `(const int i, value_type sums)`
+/// gets `using value_type = E[];`, `(const int i, T* sums)` gets `using T = E;`.
 std::string value_type_declaration(const std::string& source, int index,
                                    const std::string& value_type, int operator_index = 0);
 

@@ -47,6 +47,9 @@ struct KernelInfo {
   /// A parallel_reduce kernel (a scan kernel has a reduction too, but does not reduce).
   bool reduces() const { return reduction.has_value() && !scans(); }
   bool scans() const { return run_host_scan != nullptr; }
+  /// A functor array reduction (Kokkos' value_type T[]): its values are sized by each launch
+  /// (the registered reduction's value_size is 0).
+  bool reduces_array() const { return reduces() && reduction->value_size == 0; }
   /// The description a launch runs under: its own (`per_launch`, for lambdas) or the
   /// registered one.
   const KernelDescription& described_by(const KernelDescription* per_launch) const {

@@ -20,6 +20,9 @@ struct ReducerInfo {
   /// and with init(value_type&) and join(value_type&, const value_type&): "Kokkos::MinLoc<
   /// double, int32_t>". Empty: host devices only.
   std::string device_type;
+  /// The update parameters a kernel's operator takes for one value: 1, or for several
+  /// reducers of one parallel_reduce one per reducer (GPU code passes `value.part<k>()`).
+  uint32_t updates = 1;
 };
 
 /// The process's reducers, by id (a hash of the name).

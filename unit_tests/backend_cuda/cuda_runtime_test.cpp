@@ -163,6 +163,20 @@ TEST(GridBlocks, CoversTheVolumeAndCapsReductions) {
   EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 132), 132 * 8);
   EXPECT_EQ(grid_blocks(1000, true, 132), 4);
   EXPECT_EQ(grid_blocks(0, false, 132), 1);
+  // Blocks of fewer threads (array reductions) need more of them.
+  EXPECT_EQ(grid_blocks(1000, true, 132, 9), 112);
+  EXPECT_EQ(grid_blocks(int64_t{1} << 30, true, 132, 9), 132 * 8);
+}
+
+TEST(ArrayReductionThreads, AsManyAsTheirValuesFitInSharedMemoryInWholeWarps) {
+  EXPECT_EQ(array_reduction_threads(8, 232448), kBlockThreads);  // one double each
+  EXPECT_EQ(array_reduction_threads(24000, 232448), 9);          // 3000 doubles: 9 threads
+  EXPECT_EQ(array_reduction_threads(4000, 232448), 32);          // 58 fit: whole warps
+  EXPECT_EQ(array_reduction_threads(1000, 232448), 224);
+  EXPECT_EQ(array_reduction_threads(232448, 232448), 1);
+  EXPECT_EQ(array_reduction_threads(240000, 232448), 0);  // not one
+  EXPECT_EQ(array_reduction_threads(8, 0), 0);
+  EXPECT_EQ(array_reduction_threads(0, 232448), 0);
 }
 
 std::vector<GpuInfo> two_gpus() {

@@ -267,11 +267,14 @@ TEST(KernelCodegen, ReductionWritesOnePartialPerBlock) {
   spec.reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
   const GeneratedKernel g = generate_kernel(info, spec);
   EXPECT_TRUE(contains(g.source, "__launch_bounds__(128)")) << g.source;
-  EXPECT_TRUE(contains(g.source, "double value = double(0);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "using Value = double;")) << g.source;
+  EXPECT_TRUE(contains(g.source, "void init_value(const Functor&, Value& v) { v = double(0); }"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "  a = static_cast<double>(a + b);")) << g.source;
   EXPECT_TRUE(contains(g.source, "    f(i, value);")) << g.source;
   EXPECT_TRUE(g.cover_entry.empty()) << "reductions have the general entry only";
-  EXPECT_TRUE(contains(g.source, "__shared__ double scratch[128];")) << g.source;
-  EXPECT_TRUE(contains(g.source, "static_cast<double*>(partials)[blockIdx.x] = scratch[0];"))
+  EXPECT_TRUE(contains(g.source, "unsigned char scratch_bytes[128 * sizeof(Value)];")) << g.source;
+  EXPECT_TRUE(contains(g.source, "static_cast<Value*>(partials)[blockIdx.x] = scratch[0];"))
       << g.source;
   compile(g);
   EXPECT_NE(spec.key(true), KernelSpecialization{}.key(true));
@@ -326,7 +329,8 @@ TEST(KernelCodegen, RegisteredReducersFoldWithTheirDeviceClasses) {
   spec.reduction = registered("Kokkos::MinLoc<double, int32_t>", 16);
   GeneratedKernel g = generate_kernel(info, spec);
   EXPECT_TRUE(contains(g.source, "using Reducer = Kokkos::MinLoc<double, int32_t>;")) << g.source;
-  EXPECT_TRUE(contains(g.source, "lightning_generated::Reducer(a).join(a, b);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "  Reducer(a).join(a, b);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "static_assert(sizeof(Value) == 16")) << g.source;
   compile(g, "minloc");
 
   info.reduction = Reduction::custom(32);
@@ -361,7 +365,7 @@ TEST(KernelCodegen, RegisteredReducersFoldWithTheirDeviceClasses) {
       " const Kokkos::MinMaxLoc<float, int64_t>::value_type& s) const"
       " { if (s.min_val < d.min_val) { d.min_val = s.min_val; d.min_loc = s.min_loc; } }";
   g = generate_kernel(info, spec);
-  EXPECT_TRUE(contains(g.source, "f.init(value);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "f.init(v);")) << g.source;
   EXPECT_TRUE(contains(g.source, "f.join(a, b);")) << g.source;
   EXPECT_TRUE(contains(g.source, "static_assert(sizeof(Value) == 24")) << g.source;
   compile(g, "own init and join");
@@ -377,9 +381,9 @@ TEST(KernelCodegen, RegisteredReducersFoldWithTheirDeviceClasses) {
   compile(g, "own value, default init and join");
   info.reduction = Reduction::custom(24);
   info.device.source = operator_only;
-  // A reducer without a GPU spelling (several reducers of one parallel_reduce) is named.
+  // A reducer without a GPU spelling is named.
   kernel::ReducerInfo host_only;
-  host_only.name = "combined(Kokkos::Sum<double>, Kokkos::MinLoc<float, int64_t>)";
+  host_only.name = "test::HostOnlyReducer<float, int64_t>";
   host_only.value_size = 24;
   spec.reduction = kernel::ReducerRegistry::reduction(kernel::ReducerRegistry::add(host_only));
   try {
@@ -387,21 +391,128 @@ TEST(KernelCodegen, RegisteredReducersFoldWithTheirDeviceClasses) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_TRUE(contains(e.what(),
-                         "the reducer combined(Kokkos::Sum<double>, "
-                         "Kokkos::MinLoc<float, int64_t>) runs on host devices only"))
+                         "the reducer test::HostOnlyReducer<float, int64_t> runs on host devices "
+                         "only"))
         << e.what();
   }
-  // A functor array reduction (value_type T[], sized per launch) neither.
+}
+
+// Several reducers of one parallel_reduce, as the adapter registers them: one reducer of
+// the parts (lightning::jit::CombinedReducer), whose value's parts go to the operator's
+// updates in order; its value has the host's layout (the size checked in GPU code).
+TEST(KernelCodegen, SeveralReducersFoldTogetherWithOneUpdatePerReducer) {
+  auto combined = [](const std::string& parts, uint32_t updates, uint32_t size) {
+    kernel::ReducerInfo r;
+    r.name = "combined(" + parts + ")";
+    r.device_type = "lightning::jit::CombinedReducer<" + parts + ">";
+    r.updates = updates;
+    r.value_size = size;
+    return kernel::ReducerRegistry::reduction(kernel::ReducerRegistry::add(r));
+  };
+  KernelInfo info = sum_info();
+  info.device.includes = {"lightning_kokkos/device/kokkos_core.hpp"};
+  info.reduction = Reduction::custom(32);
+  info.device.source =
+      "void operator()(const int i, double& s, int64_t& m, "
+      "Kokkos::MinLoc<double, int32_t>::value_type& l) const {"
+      " s += x(i); if (int64_t(y(i)) > m) m = int64_t(y(i));"
+      " if (x(i) < l.val) { l.val = x(i); l.loc = i; } }";
+  KernelSpecialization spec;
+  spec.reduction =
+      combined("Kokkos::Sum<double>, Kokkos::Max<int64_t>, Kokkos::MinLoc<double, int32_t>", 3, 32);
+  GeneratedKernel g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source,
+                       "using Reducer = lightning::jit::CombinedReducer<Kokkos::Sum<double>, "
+                       "Kokkos::Max<int64_t>, Kokkos::MinLoc<double, int32_t>>;"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "f(i, value.part<0>(), value.part<1>(), value.part<2>());"))
+      << g.source;
+  compile(g, "sum, max and minloc");
+
+  // Over an MD range; a part of one byte before one of eight is padded as on the host.
+  info.device.index_rank = 2;
+  info.reduction = Reduction::custom(16);
+  info.device.source =
+      "void operator()(const int i, const int j, int8_t& n, double& p) const {"
+      " n += x(i) < 0; p *= y(j); }";
+  spec.reduction = combined("Kokkos::Sum<int8_t>, Kokkos::Prod<double>", 2, 16);
+  g = generate_kernel(info, spec);
+  EXPECT_TRUE(
+      contains(g.source, "g(lo0 + t / n1, lo1 + t % n1, value.part<0>(), value.part<1>());"))
+      << g.source;
+  compile(g, "sum and prod over an MD range");
+
+  // A value whose size differs from the host's does not compile.
+  info.reduction = Reduction::custom(9);
+  spec.reduction = combined("Kokkos::Sum<int8_t>, Kokkos::Sum<double>", 2, 9);
+  try {
+    compile(generate_kernel(info, spec));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "the reducer's value has another size in GPU code")) << e.what();
+  }
+}
+
+// Kokkos' array reductions (value_type T[]): each thread's value_count elements in the
+// block's shared memory, the count from the launch's value size (a fourth parameter), so
+// that one module serves every count; the functor's own init and join, or zeros and +.
+TEST(KernelCodegen, ArrayReductionsKeepEachThreadsElementsInSharedMemory) {
+  KernelInfo info = sum_info();
   info.reduction = Reduction::custom(0);
-  spec.reduction = Reduction::custom(40);
+  info.device.array_element = DataType::kFloat64;
+  info.device.source =
+      "void operator()(const int i, double* sums) const { for (int j = 0; j < 3; ++j) sums[j] "
+      "+= x(i) * j; }";
+  KernelSpecialization spec;
+  spec.reduction = Reduction::custom(0);
+  GeneratedKernel g = generate_kernel(info, spec);
+  const std::string& s = g.source;
+  EXPECT_TRUE(contains(s, "void* partials,\n    const unsigned long long value_bytes)")) << s;
+  EXPECT_TRUE(contains(s, "extern __shared__ __align__(16) unsigned char lightning_values[];"))
+      << s;
+  EXPECT_TRUE(contains(s, "Element* const value = values + threadIdx.x * count;")) << s;
+  EXPECT_TRUE(contains(s, "for (unsigned long long k = 0; k < count; ++k) a[k] += b[k];")) << s;
+  EXPECT_TRUE(contains(s, "    f(i, value);")) << s;
+  EXPECT_TRUE(contains(s, "join_values(f, value, values + (threadIdx.x + s) * count, count);"))
+      << s;
+  compile(g, "default init and join");
+  KernelSpecialization sized = spec;
+  sized.reduction = Reduction::custom(24);  // a launch's three doubles: the same code
+  EXPECT_EQ(generate_kernel(info, sized).source, s);
+
+  // Its own init and join, on the operator's spelling of the value (Kokkos' value_type).
+  info.device.functor_init = info.device.functor_join = true;
+  info.device.source =
+      "void operator()(const int i, value_type sums) const { sums[i % 3] += x(i); }"
+      " void init(value_type v) const { v[0] = v[1] = v[2] = -1; }"
+      " void join(value_type d, const value_type s) const {"
+      " for (int j = 0; j < 3; ++j) d[j] = d[j] < s[j] ? s[j] : d[j]; }";
+  g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "using value_type = double[];")) << g.source;
+  EXPECT_TRUE(contains(g.source, "  f.init(v);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "  f.join(a, b);")) << g.source;
+  compile(g, "own init and join");
+
+  // Over an MD range, in a template over the element type.
+  info.device.functor_init = info.device.functor_join = false;
+  info.device.index_rank = 3;
+  info.device.array_element = DataType::kInt32;
+  info.device.source =
+      "void operator()(const int i, const int j, const int k, T* counts) const {"
+      " counts[(i + j + k) % 2] += 1; }";
+  g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "using T = int32_t;")) << g.source;
+  EXPECT_TRUE(contains(g.source, "const I stride, lightning_generated::Element* const value)"))
+      << g.source;
+  compile(g, "rank 3");
+
+  // Outside the source, its init and join cannot be called in GPU code.
+  info.device.functor_join = true;
   try {
     generate_kernel(info, spec);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_TRUE(contains(e.what(),
-                         "an array reduction (value_type T[] with value_count) runs on "
-                         "host devices only"))
-        << e.what();
+    EXPECT_TRUE(contains(e.what(), "its init/join are not inside LIGHTNING_KERNEL")) << e.what();
   }
 }
 
@@ -442,7 +553,8 @@ TEST(KernelCodegen, AScanHasAPartialPassAndASinglePassFinalEntry) {
     // The partial pass: a reduction of the functor called with final = false.
     EXPECT_EQ(g.entry, kEntryName);
     EXPECT_TRUE(contains(g.source, "    f(i, value, false);")) << g.source;
-    EXPECT_TRUE(contains(g.source, "static_cast<" + t + "*>(partials)[blockIdx.x] = scratch[0];"))
+    EXPECT_TRUE(contains(g.source, "using Value = " + t + ";")) << g.source;
+    EXPECT_TRUE(contains(g.source, "static_cast<Value*>(partials)[blockIdx.x] = scratch[0];"))
         << g.source;
     // The final pass: each lane's indices of a tile with final = false (their contributions
     // kept in registers, as many as scan_rounds says), then with final = true from each
@@ -535,7 +647,10 @@ TEST(KernelCodegen, TeamKernelRunsOneBlockPerTeamAndNamesItsMemberType) {
               contains(s, "const lightning::jit::TeamResources resources)"))
       << s;
   EXPECT_TRUE(contains(s, "team += gridDim.x")) << s;
-  EXPECT_TRUE(contains(s, "static_cast<double*>(partials)[blockIdx.x] = value;")) << s;
+  EXPECT_TRUE(contains(s, "static_cast<Value*>(partials)[blockIdx.x] = value;")) << s;
+  EXPECT_TRUE(contains(s, "  a = a < b ? b : a;")) << s;
+  EXPECT_TRUE(contains(s, "lightning::jit::load_from_l2(static_cast<const Value*>(partials) + b)"))
+      << s;
   compile(g);
 }
 
@@ -590,6 +705,87 @@ TEST(KernelCodegen, TaggedTeamKernelPassesItsTagBeforeTheMember) {
         }
       },
       Error);
+}
+
+// A team launch's value folds like a range launch's: with a registered reducer (several of
+// them, one update each), or with the functor's own init and join; each block's partial and
+// the last block's join of them through the same functions.
+TEST(KernelCodegen, TeamKernelsFoldWithReducersAndTheirOwnInitAndJoin) {
+  auto registered = [](const std::string& name, const std::string& type, uint32_t updates,
+                       uint32_t size) {
+    kernel::ReducerInfo r;
+    r.name = name;
+    r.device_type = type;
+    r.updates = updates;
+    r.value_size = size;
+    return kernel::ReducerRegistry::reduction(kernel::ReducerRegistry::add(r));
+  };
+  KernelInfo info = team_info(
+      "void operator()(const member_type& team, Kokkos::MinLoc<double, int32_t>::value_type& m) "
+      "const { const int j = team.league_rank(); if (x(j) < m.val) { m.val = x(j); m.loc = j; } "
+      "}");
+  info.reduction = Reduction::custom(16);
+  KernelSpecialization spec;
+  spec.block_size = 64;
+  spec.reduction =
+      registered("Kokkos::MinLoc<double, int32_t>", "Kokkos::MinLoc<double, int32_t>", 1, 16);
+  GeneratedKernel g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "    f(member, value);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "  Reducer(a).join(a, b);")) << g.source;
+  compile(g, "team minloc");
+
+  info.device.source =
+      "void operator()(const member_type& team, double& s, Kokkos::MaxLoc<float, int64_t>"
+      "::value_type& l) const { const int j = team.league_rank(); s += x(j);"
+      " if (float(y(j)) > l.val) { l.val = float(y(j)); l.loc = j; } }";
+  spec.reduction = registered("combined(Kokkos::Sum<double>, Kokkos::MaxLoc<float, int64_t>)",
+                              "lightning::jit::CombinedReducer<Kokkos::Sum<double>, "
+                              "Kokkos::MaxLoc<float, int64_t>>",
+                              2, 24);
+  info.reduction = Reduction::custom(24);
+  g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "    f(member, value.part<0>(), value.part<1>());")) << g.source;
+  compile(g, "team sum and maxloc");
+
+  // Its own value type, init and join, after a work tag.
+  info = team_info(
+      "struct value_type { double low; double high; };"
+      " void operator()(Range, const member_type& team, value_type& v) const {"
+      " const double e = x(team.league_rank() * team.team_size() + team.team_rank());"
+      " if (e < v.low) v.low = e; if (e > v.high) v.high = e; }"
+      " void init(value_type& v) const { v.low = 1e300; v.high = y(0); }"
+      " void join(value_type& d, const value_type& s) const {"
+      " if (s.low < d.low) d.low = s.low; if (s.high > d.high) d.high = s.high; }");
+  info.name = "test::Team [Range]";
+  info.device.work_tag = "Range";
+  info.reduction = Reduction::custom(16);
+  info.device.functor_init = info.device.functor_join = true;
+  spec.reduction = Reduction::custom(16);
+  g = generate_kernel(info, spec);
+  EXPECT_TRUE(contains(g.source, "using lightning_update_type = value_type;")) << g.source;
+  EXPECT_TRUE(contains(g.source, "f(lightning_generated::Functor::Range(), member, value);"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "  f.init(v);")) << g.source;
+  EXPECT_TRUE(contains(g.source, "  f.join(a, b);")) << g.source;
+  compile(g, "team's own init and join");
+
+  // What cannot fold on a GPU says why.
+  const std::string source = info.device.source;
+  info.device.source = source.substr(0, source.find(" void init"));
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "its init/join are not inside LIGHTNING_KERNEL")) << e.what();
+  }
+  info.device.source = source;
+  info.reduction = Reduction::custom(0);  // an array reduction
+  try {
+    generate_kernel(info, spec);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_TRUE(contains(e.what(), "a team launch reduces one value, not an array")) << e.what();
+  }
 }
 
 // Every part of the team interface GPU code has, in one kernel: nested ranges of each kind

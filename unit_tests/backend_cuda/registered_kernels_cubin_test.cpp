@@ -1,7 +1,8 @@
 // Every kernel registered in this binary (the Kokkos adapter's test functors, team kernels and
 // ported kernels, the examples' functors and the ported examples) compiled to a cubin for sm_90 by
-// NVRTC, as a GPU worker would compile it. The few kernels that are host-only by design must fail
-// with the expected message.
+// NVRTC, as a GPU worker would compile it (a kernel whose value its launch's Kokkos reducer folds,
+// with that reducer). The few kernels that are host-only by design must fail with the expected
+// message.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "backend/cuda/kernel_codegen.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
 #include "core/error.hpp"
+#include "kernel/reducer_registry.hpp"
 #include "ported_kernels.hpp"
 
 namespace lightning::cuda {
@@ -45,6 +47,9 @@ std::set<std::string> adapter_test_kernels() {
       lightning::kernel_registration<lk_test::Rank3Sum<LView<int64_t***>>>().name,
       // A reduction with its own init and join inside the macro.
       lightning::kernel_registration<lk_test::Spread<LView<double*>>>().name,
+      // Array reductions (value_type T[]): the default init and join, and their own.
+      lightning::kernel_registration<lk_test::Histogram<LView<int64_t*>>>().name,
+      lightning::kernel_registration<lk_test::ColumnRanges<LView<double**>>>().name,
       // Subviews inside kernels.
       lightning::kernel_registration<
           lk_test::RowDot<LView<const double**>, LView<const double*>, LView<double*>>>()
@@ -93,6 +98,7 @@ std::set<std::string> adapter_test_kernels() {
           lk_team::Collectives<Exec, LView<double**>, LView<int64_t**>>>()
           .name,
       lightning::kernel_registration<lk_team::TeamMax<Exec, LView<const double**>>>().name,
+      lightning::kernel_registration<lk_team::TeamSpread<Exec, LView<const double**>>>().name,
       lightning::kernel_registration<lk_team::ThrowingMember<Exec, LView<double*>>>().name,
       // Work tags on team operators: the untagged one beside tagged ones, and each tag (the
       // MinLoc one folds with its launch's reducer).
@@ -181,6 +187,27 @@ const void* const kLambdaPrograms[] = {
     reinterpret_cast<const void*>(&lk_lambda::prefix_sums<Exec, float>),
 };
 
+// Kernels whose value only their launch's Kokkos reducer folds, with the reducer the adapter's
+// tests launch them with: location reducers and several reducers in one parallel_reduce, in
+// range, MD-range and team launches.
+std::map<std::string, Reduction> launch_reducers() {
+  using lightning::detail::RegisteredReducer;
+  using Team = lk_team::TeamPhases<Exec, LView<int64_t**>, LView<int64_t**>>;
+  return {
+      {lightning::kernel_registration<Team, Team::Smallest>().name,
+       kernel::ReducerRegistry::reduction(RegisteredReducer<Kokkos::MinLoc<int64_t, int>>::id)},
+      {lightning::kernel_registration<lk_test::SignAndNegatives<LView<double**>>>().name,
+       kernel::ReducerRegistry::reduction(
+           RegisteredReducer<Kokkos::Impl::CombinedReducer<Kokkos::HostSpace, Kokkos::Prod<double>,
+                                                           Kokkos::Sum<int>>>::id)},
+      {lightning::kernel_registration<lk_team::TeamSumMaxMin<Exec, LView<const int64_t**>>>().name,
+       kernel::ReducerRegistry::reduction(
+           RegisteredReducer<
+               Kokkos::Impl::CombinedReducer<Kokkos::HostSpace, Kokkos::Sum<int64_t>,
+                                             Kokkos::Max<int64_t>, Kokkos::Min<int64_t>>>::id)},
+  };
+}
+
 // Kernels that cannot run on a GPU, and what NVRTC must say about them.
 const std::map<std::string, std::string> kHostOnly = {
     {"lk_test::Cursed", "runtime_error"},  // throws an exception
@@ -192,6 +219,7 @@ const std::map<std::string, std::string> kHostOnly = {
 
 TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
   const std::vector<std::string> options = nvrtc_options(9, 0);
+  const std::map<std::string, Reduction> reducers = launch_reducers();
   std::set<std::string> compiled;
   std::set<std::string> failed_as_expected;
   for (KernelId id : kernel::KernelRegistry::ids()) {
@@ -200,14 +228,18 @@ TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
       std::printf("host only (no GPU source): %s\n", info.name.c_str());
       continue;
     }
-    // A value that folds only with the Kokkos reducer its launch names (MinLoc, ...): the
-    // launch gives the specialisation (the adapter's reducer tests run those on a GPU).
-    if (info.reduction && info.reduction->awaits_launch_reducer()) {
-      std::printf("folds with its launch's reducer: %s\n", info.name.c_str());
-      continue;
-    }
     KernelSpecialization spec;
     if (info.reduction) spec.reduction = *info.reduction;
+    // A value that folds only with the Kokkos reducer its launch names (MinLoc, ...): the
+    // launch gives the specialisation, here the one the adapter's tests launch it with.
+    if (info.reduction && info.reduction->awaits_launch_reducer()) {
+      const auto reducer = reducers.find(info.name);
+      if (reducer == reducers.end()) {
+        std::printf("folds with its launch's reducer: %s\n", info.name.c_str());
+        continue;
+      }
+      spec.reduction = reducer->second;
+    }
     const GeneratedKernel g = generate_kernel(info, spec);
     const auto host_only = kHostOnly.find(info.name);
     try {
@@ -228,6 +260,7 @@ TEST(RegisteredKernels, EveryKernelCompilesToACubinForSm90) {
   }
   for (const std::string& name : adapter_test_kernels())
     EXPECT_TRUE(compiled.count(name) || kHostOnly.count(name)) << name;
+  for (const auto& [name, reduction] : reducers) EXPECT_TRUE(compiled.count(name)) << name;
   std::size_t lambdas = 0;
   for (const std::string& name : compiled) lambdas += name.rfind("lk_lambda::", 0) == 0;
   EXPECT_EQ(lambdas, std::size(kLambdaPrograms));

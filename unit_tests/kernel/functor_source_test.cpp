@@ -53,6 +53,24 @@ TEST(FunctorSource, DeclaresTheValueTypeOfATemplateGpuCodeWouldNotKnow) {
   EXPECT_EQ(value_type_declaration("void operator()(int i) const {}", 1, "double"), "");
 }
 
+TEST(FunctorSource, DeclaresAnArrayReductionsValueTypeOrElement) {
+  // Kokkos' `value_type sums` (value_type = T[] outside the source), a template's `T* sums`.
+  EXPECT_EQ(
+      value_type_declaration("void operator()(int i, value_type sums) const {}", 1, "double[]"),
+      "using value_type = double[];");
+  EXPECT_EQ(
+      value_type_declaration("void operator()(int i, int j, T* sums) const {}", 2, "int32_t[]"),
+      "using T = int32_t;");
+  EXPECT_EQ(value_type_declaration("void operator()(int i, double* sums) const {}", 1, "double[]"),
+            "");
+  EXPECT_EQ(value_type_declaration("using value_type = float[]; void operator()(int i, "
+                                   "value_type v) const {}",
+                                   1, "float[]"),
+            "");
+  // A pointer is an array's element only for an array reduction.
+  EXPECT_EQ(value_type_declaration("void operator()(int i, T* sums) const {}", 1, "double"), "");
+}
+
 TEST(FunctorSource, DeclaresTheWorkTagsAndPassesTheLaunchedOne) {
   const std::string source =
       "void operator()(const Fill, const int i) const { x(i) = 1; }\n"

@@ -1,7 +1,8 @@
 // Kokkos' array reductions (value_type T[] with value_count) and functor reductions whose
 // init, join and final are ordinary members reading the functor's scalars, on
 // lightning::Distributed against the same functors on Kokkos' host space: random sizes,
-// counts and distributions; into pointers and host Views.
+// counts and distributions, range and MD-range launches; into pointers and host Views; on
+// GPUs the init and join inside LIGHTNING_KERNEL, outside it refused.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -54,24 +55,6 @@ struct ColumnSums {
   }
 };
 
-/// A histogram of x over value_count bins of width `width`, with Kokkos' default init and
-/// join (zeros, element-wise +) and a final turning the counts into per-mille shares.
-template <class X>
-struct Histogram {
-  using value_type = int64_t[];
-  X x;
-  int64_t width = 1;
-  int64_t total = 1;
-  unsigned value_count = 0;
-  LIGHTNING_KERNEL(
-      Histogram, "global i => read x[i]", (x, width, total, value_count),
-      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, int64_t* bins)
-          const { bins[x(i) / width] += 1; })
-  KOKKOS_INLINE_FUNCTION void final(int64_t* bins) const {
-    for (unsigned b = 0; b < value_count; ++b) bins[b] = bins[b] * 1000 / total;
-  }
-};
-
 /// The largest x(i) above a floor the functor holds: a scalar reduction whose init and join
 /// are members (init reads `floor`).
 template <class X>
@@ -91,10 +74,12 @@ struct MaxAbove {
   }
 };
 
-/// Whether an array reduction is refused here (GPUs run them on host devices only).
+/// Whether a functor whose init and join are outside LIGHTNING_KERNEL is refused here (GPU
+/// code cannot call them).
 bool gpus_refuse(const std::string& error) {
   if (!lk_test::on_gpus()) return false;
-  EXPECT_NE(error.find("array reduction"), std::string::npos) << error;
+  EXPECT_NE(error.find("its init/join are not inside LIGHTNING_KERNEL"), std::string::npos)
+      << error;
   return true;
 }
 
@@ -148,12 +133,13 @@ TEST(KokkosArrayReduction, DefaultInitJoinAndFinalActElementWise) {
 
     std::vector<int64_t> host(bins, -1), got(bins, -1);
     Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
-                            Histogram<KView<int64_t*>>{hx, width, n, bins}, result_in(host));
+                            lk_test::Histogram<KView<int64_t*>>{hx, width, n, bins},
+                            result_in(host));
     const std::string error = lk_test::error_of([&] {
       Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(lk_test::random_space(rng, int(n)), 0, n),
-                              Histogram<LView<int64_t*>>{x, width, n, bins}, result_in(got));
+                              lk_test::Histogram<LView<int64_t*>>{x, width, n, bins},
+                              result_in(got));
     });
-    if (gpus_refuse(error)) return;
     ASSERT_EQ(error, "");
     EXPECT_EQ(got, host) << "n " << n << ", bins " << bins;
     int64_t shares = 0;
@@ -173,13 +159,70 @@ TEST(KokkosArrayReduction, ZeroValueCountIsAnErrorNamingTheLaunch) {
   });
   EXPECT_NE(error.find("'empty sums'"), std::string::npos) << error;
   EXPECT_NE(error.find("value_count 0"), std::string::npos) << error;
-  if (lk_test::on_gpus()) return;  // GPUs run array reductions on host devices only
   // The runtime goes on.
   Kokkos::deep_copy(x, 1.5);
-  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(space, 0, 10),
-                          ColumnSums<LView<double**>>{x, 2}, result_in(sums));
-  EXPECT_EQ(sums[0], 15);
-  EXPECT_EQ(sums[1], 15);
+  Kokkos::parallel_reduce(Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(space, {0, 0}, {10, 2}),
+                          lk_test::ColumnRanges<LView<double**>>{x, 4}, result_in(sums));
+  EXPECT_EQ(sums, std::vector<double>({1.5, 1.5, 1.5, 1.5}));
+}
+
+TEST(KokkosArrayReduction, InitAndJoinInsideTheMacroFoldOverMDRangesAsTheHostSpace) {
+  std::mt19937 rng(2718);
+  for (int round = 0; round < 6; ++round) {
+    const int n = uniform(rng, 1, 300), m = uniform(rng, 1, round % 2 ? 9 : 300);
+    SCOPED_TRACE("n " + std::to_string(n) + ", m " + std::to_string(m));
+    KView<double**> hx("x", n, m);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < m; ++j) hx(i, j) = uniform(rng, -5000, 5000) * 0.25;
+    LView<double**> x("x", n, m, lightning::dist::rows(uniform(rng, 1, n)));
+    Kokkos::deep_copy(x, hx);
+    std::vector<double> host(2 * m, 0), got(2 * m, 0);
+    Kokkos::parallel_reduce(Kokkos::MDRangePolicy<Host, Kokkos::Rank<2>>({0, 0}, {n, m}),
+                            lk_test::ColumnRanges<KView<double**>>{hx, 2 * m}, result_in(host));
+    const Exec space = lk_test::random_space(rng, n);
+    Kokkos::parallel_reduce("column ranges",
+                            Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(space, {0, 0}, {n, m}),
+                            lk_test::ColumnRanges<LView<double**>>{x, 2 * m}, result_in(got));
+    EXPECT_EQ(got, host);
+  }
+}
+
+// On GPUs each thread keeps its value in the block's shared memory: large values run in
+// blocks of fewer threads (not whole warps below 32), and one larger than a block's shared
+// memory is refused naming the sizes, the runtime usable after it. Host devices run any.
+TEST(KokkosArrayReduction, LargeValuesRunInSmallerBlocksOrStopWithAnErrorOnGpus) {
+  std::mt19937 rng(1123);
+  const int64_t n = 5000;
+  KView<int64_t*> hx("x", n);
+  LView<int64_t*> x("x", n, lightning::dist::block(uniform(rng, 1000, 4000)));
+  for (const unsigned bins : {3000u, 30000u}) {
+    SCOPED_TRACE(std::to_string(bins) + " bins");
+    for (int64_t i = 0; i < n; ++i) hx(i) = uniform(rng, 0, int(bins) - 1);
+    Kokkos::deep_copy(x, hx);
+    std::vector<int64_t> host(bins, -1), got(bins, -1);
+    Kokkos::parallel_reduce(Kokkos::RangePolicy<Host>(0, n),
+                            lk_test::Histogram<KView<int64_t*>>{hx, 1, 1000, bins},
+                            result_in(host));
+    const std::string error = lk_test::error_of([&] {
+      Kokkos::parallel_reduce("bins", Kokkos::RangePolicy<Exec>(0, n),
+                              lk_test::Histogram<LView<int64_t*>>{x, 1, 1000, bins},
+                              result_in(got));
+    });
+    if (lk_test::on_gpus() && bins == 30000u) {
+      EXPECT_NE(error.find("an array reduction's value of 234.4 KiB"), std::string::npos) << error;
+      EXPECT_NE(error.find("shared memory"), std::string::npos) << error;
+      EXPECT_NE(error.find("'bins'"), std::string::npos) << error;
+      continue;
+    }
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(got, host);
+  }
+  // The runtime goes on.
+  std::vector<int64_t> small(4, -1);
+  Kokkos::deep_copy(x, int64_t{2});
+  Kokkos::parallel_reduce(Kokkos::RangePolicy<Exec>(0, n),
+                          lk_test::Histogram<LView<int64_t*>>{x, 1, 1000, 4}, result_in(small));
+  EXPECT_EQ(small, std::vector<int64_t>({0, 0, 5000, 0}));
 }
 
 TEST(KokkosArrayReduction, MemberInitAndJoinReadTheFunctorsScalars) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <numeric>
 #include <random>
@@ -15,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "kokkos_team_kernels.hpp"
 #include "kokkos_test_kernels.hpp"
 
 namespace lk_reducers {
@@ -151,28 +153,151 @@ std::pair<int, int> first_extremes(const ViewOf<Space, const int64_t*>& k) {
 }
 #endif
 
-/// The row with the largest sum, a team per row (the launch's value through MaxLoc).
+/// What team launches give through each reducer over a matrix, a team per row, each member
+/// looking at every team_size-th element of its row (so that members' values are joined).
+struct TeamResults {
+  Kokkos::MinLoc<double, int>::value_type min;
+  Kokkos::MaxLoc<double, int>::value_type max;
+  Kokkos::MinMax<double>::value_type min_max;
+  Kokkos::MinMaxLoc<double, int64_t>::value_type min_max_loc;
+  int all = 0, any = 0;
+  int64_t bits_and = 0, bits_or = 0;
+};
 template <class Space>
-Kokkos::MaxLoc<double, int>::value_type largest_row(const ViewOf<Space, const double**>& A) {
+TeamResults team_reductions(const Space& space, int team, const ViewOf<Space, const double**>& A,
+                            const ViewOf<Space, const int64_t**>& K, int64_t floor) {
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
-  const int cols = static_cast<int>(A.extent(1));
-  Kokkos::MaxLoc<double, int>::value_type result{};
+  const int rows = static_cast<int>(A.extent(0)), cols = static_cast<int>(A.extent(1));
+  const Kokkos::TeamPolicy<Space> policy(space, rows, team);
+  TeamResults r{};
   Kokkos::parallel_reduce(
-      Kokkos::TeamPolicy<Space>(static_cast<int>(A.extent(0)), 1),
+      "team minloc", policy,
+      LIGHTNING_LAMBDA(
+          "block j => read A[j, :]", (A, cols),
+          (const member_type& team, Kokkos::MinLoc<double, int>::value_type& m) {
+            const int j = team.league_rank();
+            for (int c = team.team_rank(); c < cols; c += team.team_size())
+              if (A(j, c) < m.val) {
+                m.val = A(j, c);
+                m.loc = j * cols + c;
+              }
+          }),
+      Kokkos::MinLoc<double, int>(r.min));
+  Kokkos::parallel_reduce(
+      "team maxloc", policy,
       LIGHTNING_LAMBDA(
           "block j => read A[j, :]", (A, cols),
           (const member_type& team, Kokkos::MaxLoc<double, int>::value_type& m) {
             const int j = team.league_rank();
-            double row = 0;
-            for (int c = 0; c < cols; ++c) row += A(j, c);
-            if (row > m.val) {
-              m.val = row;
-              m.loc = j;
+            for (int c = team.team_rank(); c < cols; c += team.team_size())
+              if (A(j, c) > m.val) {
+                m.val = A(j, c);
+                m.loc = j * cols + c;
+              }
+          }),
+      Kokkos::MaxLoc<double, int>(r.max));
+  Kokkos::parallel_reduce("team minmax", policy,
+                          LIGHTNING_LAMBDA(
+                              "block j => read A[j, :]", (A, cols),
+                              (const member_type& team, Kokkos::MinMax<double>::value_type& m) {
+                                const int j = team.league_rank();
+                                for (int c = team.team_rank(); c < cols; c += team.team_size()) {
+                                  if (A(j, c) < m.min_val) m.min_val = A(j, c);
+                                  if (A(j, c) > m.max_val) m.max_val = A(j, c);
+                                }
+                              }),
+                          Kokkos::MinMax<double>(r.min_max));
+  Kokkos::parallel_reduce(
+      "team minmaxloc", policy,
+      LIGHTNING_LAMBDA(
+          "block j => read A[j, :]", (A, cols),
+          (const member_type& team, Kokkos::MinMaxLoc<double, int64_t>::value_type& m) {
+            const int j = team.league_rank();
+            for (int c = team.team_rank(); c < cols; c += team.team_size()) {
+              if (A(j, c) < m.min_val) {
+                m.min_val = A(j, c);
+                m.min_loc = j * cols + c;
+              }
+              if (A(j, c) > m.max_val) {
+                m.max_val = A(j, c);
+                m.max_loc = j * cols + c;
+              }
             }
           }),
-      Kokkos::MaxLoc<double, int>(result));
-  return result;
+      Kokkos::MinMaxLoc<double, int64_t>(r.min_max_loc));
+  Kokkos::parallel_reduce("team land", policy,
+                          LIGHTNING_LAMBDA(
+                              "block j => read K[j, :]", (K, cols, floor),
+                              (const member_type& team, int& a) {
+                                for (int c = team.team_rank(); c < cols; c += team.team_size())
+                                  a = a && K(team.league_rank(), c) > floor;
+                              }),
+                          Kokkos::LAnd<int>(r.all));
+  Kokkos::parallel_reduce("team lor", policy,
+                          LIGHTNING_LAMBDA(
+                              "block j => read K[j, :]", (K, cols, floor),
+                              (const member_type& team, int& a) {
+                                for (int c = team.team_rank(); c < cols; c += team.team_size())
+                                  a = a || K(team.league_rank(), c) == floor;
+                              }),
+                          Kokkos::LOr<int>(r.any));
+  Kokkos::parallel_reduce("team band", policy,
+                          LIGHTNING_LAMBDA(
+                              "block j => read K[j, :]", (K, cols),
+                              (const member_type& team, int64_t& b) {
+                                for (int c = team.team_rank(); c < cols; c += team.team_size())
+                                  b &= K(team.league_rank(), c);
+                              }),
+                          Kokkos::BAnd<int64_t>(r.bits_and));
+  Kokkos::parallel_reduce("team bor", policy,
+                          LIGHTNING_LAMBDA(
+                              "block j => read K[j, :]", (K, cols),
+                              (const member_type& team, int64_t& b) {
+                                for (int c = team.team_rank(); c < cols; c += team.team_size())
+                                  b |= K(team.league_rank(), c);
+                              }),
+                          Kokkos::BOr<int64_t>(r.bits_or));
+  return r;
 }
+
+#if KOKKOS_VERSION >= 40000
+/// The first place of the smallest and of the largest K(j, c) (values repeat), by teams.
+template <class Space>
+std::pair<int, int> team_first_extremes(const Space& space, int team,
+                                        const ViewOf<Space, const int64_t**>& K) {
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  const int rows = static_cast<int>(K.extent(0)), cols = static_cast<int>(K.extent(1));
+  Kokkos::MinFirstLoc<int64_t, int>::value_type min{};
+  Kokkos::MaxFirstLoc<int64_t, int>::value_type max{};
+  Kokkos::parallel_reduce(
+      Kokkos::TeamPolicy<Space>(space, rows, team),
+      LIGHTNING_LAMBDA(
+          "block j => read K[j, :]", (K, cols),
+          (const member_type& team, Kokkos::MinFirstLoc<int64_t, int>::value_type& m) {
+            const int j = team.league_rank();
+            for (int c = team.team_rank(); c < cols; c += team.team_size())
+              if (K(j, c) < m.val || (K(j, c) == m.val && j * cols + c < m.loc)) {
+                m.val = K(j, c);
+                m.loc = j * cols + c;
+              }
+          }),
+      Kokkos::MinFirstLoc<int64_t, int>(min));
+  Kokkos::parallel_reduce(
+      Kokkos::TeamPolicy<Space>(space, rows, team),
+      LIGHTNING_LAMBDA(
+          "block j => read K[j, :]", (K, cols),
+          (const member_type& team, Kokkos::MaxFirstLoc<int64_t, int>::value_type& m) {
+            const int j = team.league_rank();
+            for (int c = team.team_rank(); c < cols; c += team.team_size())
+              if (K(j, c) > m.val || (K(j, c) == m.val && j * cols + c < m.loc)) {
+                m.val = K(j, c);
+                m.loc = j * cols + c;
+              }
+          }),
+      Kokkos::MaxFirstLoc<int64_t, int>(max));
+  return {min.loc, max.loc};
+}
+#endif
 
 /// The sum, the largest and the smallest value, in one launch with three reducers: a scalar
 /// (summed, as Kokkos makes of it), Max and Min.
@@ -221,19 +346,49 @@ std::pair<double, Kokkos::MinLoc<int64_t, int>::value_type> sum_and_min_loc(
 }
 #endif
 
-/// The product of every A(i, j) and how many are negative, over an MD range with a functor
-/// and two reducers (Prod and a plain scalar, summed).
-template <class A>
-struct SignAndNegatives {
-  A a;
-  LIGHTNING_KERNEL(
-      SignAndNegatives, "global [i, j] => read a[i, j]", (a),
-      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& product,
-                                             int& negatives) const {
-        product *= a(i, j);
-        negatives += a(i, j) < 0;
-      })
-};
+/// The sum, the largest and the smallest element of k through lk_team::TeamSumMaxMin: three
+/// reducers in one team launch.
+template <class Space>
+std::array<int64_t, 3> team_sum_max_min(const Space& space, int team,
+                                        const ViewOf<Space, const int64_t**>& k) {
+  std::array<int64_t, 3> r{-1, -1, -1};
+  Kokkos::parallel_reduce("team sum max min",
+                          Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team),
+                          lk_team::TeamSumMaxMin<Space, ViewOf<Space, const int64_t**>>{k}, r[0],
+                          Kokkos::Max<int64_t>(r[1]), Kokkos::Min<int64_t>(r[2]));
+  return r;
+}
+
+#if KOKKOS_VERSION >= 40000
+/// The sum and the smallest element of k with its place (made unique by its place), through
+/// Sum and MinLoc in one team launch.
+template <class Space>
+std::pair<double, Kokkos::MinLoc<int64_t, int>::value_type> team_sum_and_min_loc(
+    const Space& space, int team, const ViewOf<Space, const int64_t**>& k) {
+  using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
+  const int cols = static_cast<int>(k.extent(1));
+  double sum = 0;
+  Kokkos::MinLoc<int64_t, int>::value_type min{};
+  Kokkos::parallel_reduce(
+      "team sum min loc", Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team),
+      LIGHTNING_LAMBDA(
+          "block j => read k[j, :]", (k, cols),
+          (const member_type& team, double& s, Kokkos::MinLoc<int64_t, int>::value_type& l) {
+            const int j = team.league_rank();
+            for (int c = team.team_rank(); c < cols; c += team.team_size()) {
+              s += k(j, c);
+              const int64_t key = k(j, c) * 4096 + j * cols + c;
+              if (key < l.val) {
+                l.val = key;
+                l.loc = j * cols + c;
+              }
+            }
+          }),
+      Kokkos::Sum<double>(sum), Kokkos::MinLoc<int64_t, int>(min));
+  return {sum, min};
+}
+#endif
+
 template <class Space, class A>
 std::pair<double, int> sign_and_negatives(const A& a) {
   double product = 0;
@@ -241,7 +396,7 @@ std::pair<double, int> sign_and_negatives(const A& a) {
   Kokkos::parallel_reduce(
       Kokkos::MDRangePolicy<Space, Kokkos::Rank<2>>(
           {0, 0}, {static_cast<int64_t>(a.extent(0)), static_cast<int64_t>(a.extent(1))}),
-      SignAndNegatives<A>{a}, Kokkos::Prod<double>(product), negatives);
+      lk_test::SignAndNegatives<A>{a}, Kokkos::Prod<double>(product), negatives);
   return {product, negatives};
 }
 
@@ -323,28 +478,73 @@ TEST(KokkosReducers, FirstLocationReducersFindTheFirstOfEqualValues) {
 }
 #endif
 
-TEST(KokkosReducers, ATeamLaunchFoldsItsValueWithAReducerOnHostDevices) {
-  if (lk_test::on_gpus())
-    GTEST_SKIP() << "a team launch's own value folds with + * min max on GPUs";
+/// Team sizes to try: on GPUs also several warps, partial warps and whole blocks.
+int random_team_size(std::mt19937& rng) {
+  static const int host[] = {1, 2, 3, 5, 8};
+  static const int gpu[] = {1, 3, 32, 33, 64, 100, 256, 1024};
+  return lk_test::on_gpus() ? gpu[uniform(rng, 0, 7)] : host[uniform(rng, 0, 4)];
+}
+
+TEST(KokkosReducers, TeamLaunchesFoldWithEveryReducerAsTheHostSpace) {
   std::mt19937 rng(43);
-  const int rows = uniform(rng, 1, 200), cols = uniform(rng, 1, 30);
-  KView<double**> hA("A", rows, cols);
-  for (int i = 0; i < rows; ++i)
-    for (int j = 0; j < cols; ++j) hA(i, j) = ((i * 131 + j * 17) % 1009) + 0.001 * i;
-  LView<double**> A("A", rows, cols, lightning::dist::block(uniform(rng, 1, rows)));
-  Kokkos::deep_copy(A, hA);
-  const auto got = lk_reducers::largest_row<Exec>(A);
-  const auto want = lk_reducers::largest_row<Host>(hA);
-  EXPECT_EQ(got.val, want.val);
-  EXPECT_EQ(got.loc, want.loc);
+  for (int round = 0; round < 5; ++round) {
+    const int rows = uniform(rng, 1, 60), cols = uniform(rng, 1, 40);
+    const int team = random_team_size(rng);
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", teams of " +
+                 std::to_string(team));
+    // Distinct values, so that every order of folding finds the same places.
+    std::vector<int> order(static_cast<size_t>(rows * cols));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    KView<double**> hA("A", rows, cols);
+    KView<int64_t**> hK("K", rows, cols);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) {
+        hA(i, j) = 0.5 * order[static_cast<size_t>(i * cols + j)] - 300;
+        hK(i, j) = (static_cast<int64_t>(uniform(rng, 0, 1 << 20)) << 8) | 0x4 |
+                   (uniform(rng, 0, 3) == 0 ? 1 : 0);
+      }
+    LView<double**> A("A", rows, cols, lightning::dist::rows(uniform(rng, 1, rows)));
+    LView<int64_t**> K("K", rows, cols, lightning::dist::rows(uniform(rng, 1, rows)));
+    Kokkos::deep_copy(A, hA);
+    Kokkos::deep_copy(K, hK);
+    const int64_t floor = uniform(rng, 0, 1) ? int64_t{-1} : hK(rows / 2, cols / 2);
+    const auto got = lk_reducers::team_reductions<Exec>(lk_test::random_space(rng, rows * team),
+                                                        team, LView<const double**>(A),
+                                                        LView<const int64_t**>(K), floor);
+    const auto want = lk_reducers::team_reductions<Host>(Host(), 1, hA, hK, floor);
+    EXPECT_EQ(got.min.val, want.min.val);
+    EXPECT_EQ(got.min.loc, want.min.loc);
+    EXPECT_EQ(got.max.val, want.max.val);
+    EXPECT_EQ(got.max.loc, want.max.loc);
+    EXPECT_EQ(got.min_max.min_val, want.min_max.min_val);
+    EXPECT_EQ(got.min_max.max_val, want.min_max.max_val);
+    EXPECT_EQ(got.min_max_loc.min_val, want.min_max_loc.min_val);
+    EXPECT_EQ(got.min_max_loc.max_val, want.min_max_loc.max_val);
+    EXPECT_EQ(got.min_max_loc.min_loc, want.min_max_loc.min_loc);
+    EXPECT_EQ(got.min_max_loc.max_loc, want.min_max_loc.max_loc);
+    EXPECT_EQ(got.all, want.all);
+    EXPECT_EQ(got.any, want.any);
+    EXPECT_EQ(got.bits_and, want.bits_and);
+    EXPECT_EQ(got.bits_or, want.bits_or);
+#if KOKKOS_VERSION >= 40000
+    KView<int64_t**> hT("T", rows, cols);  // many ties
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) hT(i, j) = uniform(rng, -3, 3);
+    LView<int64_t**> T("T", rows, cols, lightning::dist::rows(uniform(rng, 1, rows)));
+    Kokkos::deep_copy(T, hT);
+    EXPECT_EQ(lk_reducers::team_first_extremes<Exec>(lk_test::random_space(rng, rows * team), team,
+                                                     LView<const int64_t**>(T)),
+              lk_reducers::team_first_extremes<Host>(Host(), 1, hT));
+#endif
+  }
 }
 
 }  // namespace
 
 TEST(KokkosReducers, SeveralReducersInOneLaunchMatchTheHostSpace) {
-  // No GPU code folds several reducers, and the refusal cannot reach the test: Kokkos
-  // declares this parallel_reduce noexcept (the next test checks how the program stops).
-  if (lk_test::on_gpus()) GTEST_SKIP() << "several reducers in one launch: host devices only";
+  // Kokkos declares this parallel_reduce noexcept: an error would stop the program (the
+  // next test checks how), so the launches go straight.
   std::mt19937 rng(47);
   for (int round = 0; round < 6; ++round) {
     const int n = uniform(rng, 1, 3000);
@@ -378,7 +578,56 @@ TEST(KokkosReducers, SeveralReducersInOneLaunchMatchTheHostSpace) {
     LView<double**> a("a", rows, cols, lightning::dist::rows(uniform(rng, 1, rows)));
     Kokkos::deep_copy(a, ha);
     EXPECT_EQ(lk_reducers::sign_and_negatives<Exec>(a), lk_reducers::sign_and_negatives<Host>(ha));
+
+    // A team launch, teams of several members.
+    const int team = random_team_size(rng);
+    KView<int64_t**> hk("k", rows, cols);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) hk(i, j) = uniform(rng, -1000, 1000);
+    LView<int64_t**> k("k", rows, cols, lightning::dist::rows(uniform(rng, 1, rows)));
+    Kokkos::deep_copy(k, hk);
+    EXPECT_EQ(lk_reducers::team_sum_max_min<Exec>(lk_test::random_space(rng, rows * team), team,
+                                                  LView<const int64_t**>(k)),
+              lk_reducers::team_sum_max_min<Host>(Host(), 1, hk))
+        << "teams of " << team;
+#if KOKKOS_VERSION >= 40000
+    const auto got_team_loc = lk_reducers::team_sum_and_min_loc<Exec>(
+        lk_test::random_space(rng, rows * team), team, LView<const int64_t**>(k));
+    const auto want_team_loc = lk_reducers::team_sum_and_min_loc<Host>(Host(), 1, hk);
+    EXPECT_EQ(got_team_loc.first, want_team_loc.first);
+    EXPECT_EQ(got_team_loc.second.val, want_team_loc.second.val);
+    EXPECT_EQ(got_team_loc.second.loc, want_team_loc.second.loc);
+#endif
   }
+}
+
+// GPU code folds several reducers with lightning::jit::CombinedReducer of the parts' GPU
+// spellings, one update per part, on a value that lays the parts out one after the other, each
+// at its alignment (one base class of one member per part): Kokkos' combined value must have
+// that layout (the generated code checks the size).
+TEST(KokkosReducers, SeveralReducersRegisterOneReducerWhoseGpuValueHasKokkosLayout) {
+  using Loc = Kokkos::MinLoc<float, int16_t>::value_type;
+  using Value = Kokkos::Impl::CombinedReducerValueImpl<std::index_sequence<0, 1, 2, 3>, int8_t,
+                                                       double, Loc, int>;
+  Value v{};
+  const auto* base = reinterpret_cast<const char*>(&v);
+  auto at = [&](const void* part) { return static_cast<const char*>(part) - base; };
+  EXPECT_EQ(at(&v.get<0, int8_t>()), 0);
+  EXPECT_EQ(at(&v.get<1, double>()), 8);
+  EXPECT_EQ(at(&v.get<2, Loc>()), 16);
+  EXPECT_EQ(at(&v.get<3, int>()), 24);
+  EXPECT_EQ(sizeof(Value), 32u);
+
+  using Combined = Kokkos::Impl::CombinedReducer<Kokkos::HostSpace, Kokkos::Sum<double>,
+                                                 Kokkos::MinLoc<double, int>>;
+  const lightning::kernel::ReducerInfo& info =
+      lightning::kernel::ReducerRegistry::get(lightning::detail::RegisteredReducer<Combined>::id);
+  EXPECT_EQ(info.name, "combined(Kokkos::Sum<double>, Kokkos::MinLoc<double, int32_t>)");
+  EXPECT_EQ(info.device_type,
+            "lightning::jit::CombinedReducer<Kokkos::Sum<double>, Kokkos::MinLoc<double, "
+            "int32_t>>");
+  EXPECT_EQ(info.updates, 2u);
+  EXPECT_EQ(info.value_size, sizeof(Combined::value_type));
 }
 
 /// A parallel_reduce with two reducers whose lambda throws at element seven.

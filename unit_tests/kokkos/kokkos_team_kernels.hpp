@@ -1,6 +1,7 @@
 // The team kernels of the TeamPolicy tests, for Kokkos::Serial and lightning::Distributed
-// alike: y^T·A·x, scratch rows with vector ranges, team collectives, a Max reducer, team
-// operators picked by work tags, and the kernels that must be refused. Each names its member type
+// alike: y^T·A·x, scratch rows with vector ranges, team collectives, a Max reducer, a
+// functor's own init and join, several reducers, team operators picked by work tags, and the
+// kernels that must be refused. Each names its member type
 // `member_type` and declares the types its operator uses inside LIGHTNING_KERNEL, so that GPU code
 // has them too.
 #pragma once
@@ -273,6 +274,56 @@ struct TeamMax {
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           if (row > top) top = row;
         });
+      })
+};
+
+/// The lowest element of A and the highest above a floor the functor holds, by teams whose
+/// members each look at every team_size-th element of their row: the functor's own value
+/// type, init (reading the floor) and join, inside LIGHTNING_KERNEL so that GPU code folds
+/// the members' and the teams' values with them too.
+template <class Space, class VA>
+struct TeamSpread {
+  using member_type = Member<Space>;
+  VA A;
+  double floor = 0;
+  LIGHTNING_KERNEL(
+      TeamSpread, "block j => read A[j, :]", (A, floor),
+      struct value_type {
+        double low;
+        double high;
+      };
+      KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, value_type& v) const {
+        const int j = team.league_rank();
+        for (int c = team.team_rank(); c < static_cast<int>(A.extent(1)); c += team.team_size()) {
+          if (A(j, c) < v.low) v.low = A(j, c);
+          if (A(j, c) > v.high) v.high = A(j, c);
+        }
+      } KOKKOS_INLINE_FUNCTION void init(value_type& v) const {
+        v.low = 1e300;
+        v.high = floor;
+      } KOKKOS_INLINE_FUNCTION void join(value_type& dst, const value_type& src) const {
+        if (src.low < dst.low) dst.low = src.low;
+        if (src.high > dst.high) dst.high = src.high;
+      })
+};
+
+/// The sum, the largest and the smallest element of A by teams, with three reducers in one
+/// parallel_reduce (a plain scalar, summed; Max; Min); each member looks at every
+/// team_size-th element of its row.
+template <class Space, class VA>
+struct TeamSumMaxMin {
+  using member_type = Member<Space>;
+  VA A;
+  LIGHTNING_KERNEL(
+      TeamSumMaxMin, "block j => read A[j, :]", (A),
+      KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, int64_t& sum, int64_t& large,
+                                             int64_t& small) const {
+        const int j = team.league_rank();
+        for (int c = team.team_rank(); c < static_cast<int>(A.extent(1)); c += team.team_size()) {
+          sum += A(j, c);
+          if (A(j, c) > large) large = A(j, c);
+          if (A(j, c) < small) small = A(j, c);
+        }
       })
 };
 

@@ -337,6 +337,65 @@ TEST_F(KokkosTeams, ReducersAndAutoTeamSizesMatchSerial) {
   EXPECT_EQ(Kokkos::TeamPolicy<Exec>(23, Kokkos::AUTO).team_size(), on_gpus() ? 128 : 1);
 }
 
+/// The largest element of A above a floor, by teams, with the functor's own init (reading the
+/// floor) and join written outside LIGHTNING_KERNEL: host devices call them, GPU code cannot.
+template <class Space, class VA>
+struct TeamMaxAbove {
+  using member_type = Member<Space>;
+  VA A;
+  double floor = 0;
+  LIGHTNING_KERNEL(
+      TeamMaxAbove, "block j => read A[j, :]", (A, floor),
+      void operator()(const member_type& team, double& m) const {
+        const int j = team.league_rank();
+        for (int c = team.team_rank(); c < static_cast<int>(A.extent(1)); c += team.team_size())
+          if (A(j, c) > m) m = A(j, c);
+      })
+  void init(double& m) const { m = floor; }
+  void join(double& dst, const double& src) const {
+    if (src > dst) dst = src;
+  }
+};
+
+TEST_F(KokkosTeams, AFunctorsOwnInitAndJoinFoldTheMembersAndTeamsAsOnSerial) {
+  std::mt19937 rng(23);
+  const std::vector<int> sizes = team_sizes();
+  for (size_t trial = 0; trial < sizes.size(); ++trial) {
+    const int rows = uniform(rng, 1, 50), cols = uniform(rng, 1, 40);
+    const int team = sizes[trial];
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols) + ", teams of " +
+                 std::to_string(team));
+    Matrix A(rows, cols, rng);
+    // A floor above every element in half the trials: init's floor is the answer.
+    const double floor = trial % 2 ? 100 : uniform(rng, -8, 8);
+    using Value = typename TeamSpread<Serial, KView<const double**>>::value_type;
+    Value want{}, got{};
+    Kokkos::parallel_reduce(Kokkos::TeamPolicy<Serial>(rows, 1),
+                            TeamSpread<Serial, KView<const double**>>{A.host, floor}, want);
+    const Exec space = uniform(rng, 0, 1) ? Exec() : random_space(rng, rows * team);
+    Kokkos::parallel_reduce("spread", Kokkos::TeamPolicy<Exec>(space, rows, team),
+                            TeamSpread<Exec, LView<const double**>>{A.dist, floor}, got);
+    EXPECT_EQ(got.low, want.low);
+    EXPECT_EQ(got.high, want.high);
+
+    double host = 0, dist = 0;
+    Kokkos::parallel_reduce(Kokkos::TeamPolicy<Serial>(rows, 1),
+                            TeamMaxAbove<Serial, KView<const double**>>{A.host, floor}, host);
+    const std::string error = lk_test::error_of([&] {
+      Kokkos::parallel_reduce("max above", Kokkos::TeamPolicy<Exec>(space, rows, team),
+                              TeamMaxAbove<Exec, LView<const double**>>{A.dist, floor}, dist);
+    });
+    if (on_gpus()) {
+      EXPECT_NE(error.find("its init/join are not inside LIGHTNING_KERNEL"), std::string::npos)
+          << error;
+      EXPECT_NE(error.find("'max above'"), std::string::npos) << error;
+    } else {
+      ASSERT_EQ(error, "");
+      EXPECT_EQ(dist, host);
+    }
+  }
+}
+
 TEST_F(KokkosTeams, AnnotatedTeamLambdaMatchesSerial) {
   if (on_gpus()) GTEST_SKIP() << "lambdas have no GPU code in this version";
   const int rows = 19, cols = 21;
@@ -371,10 +430,9 @@ struct PhaseValues {
 /// The phases of TeamPhases on `space` in teams of `team`, each tag in another place of the
 /// policy's arguments (Kokkos takes them in any order), with a schedule and an index type:
 /// fill A, the weighted row sums through scratch, spread A into B, the largest element by
-/// Max, the smallest row by MinLoc (`min_loc`), then the untagged operator on B.
+/// Max, the smallest row by MinLoc, then the untagged operator on B.
 template <class Space, class VA, class VB>
-PhaseValues run_team_phases(const Space& space, const VA& A, const VB& B, int64_t shift, int team,
-                            bool min_loc) {
+PhaseValues run_team_phases(const Space& space, const VA& A, const VB& B, int64_t shift, int team) {
   using F = TeamPhases<Space, VA, VB>;
   using Row = Kokkos::View<int64_t*, typename Space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   const int league = static_cast<int>(A.extent(0));
@@ -393,10 +451,9 @@ PhaseValues run_team_phases(const Space& space, const VA& A, const VB& B, int64_
       "largest",
       Kokkos::TeamPolicy<Kokkos::IndexType<int>, Space, typename F::Largest>(space, league, team),
       f, Kokkos::Max<int64_t>(v.top));
-  if (min_loc)
-    Kokkos::parallel_reduce("smallest",
-                            Kokkos::TeamPolicy<Space, typename F::Smallest>(space, league, team), f,
-                            Kokkos::MinLoc<int64_t, int>(v.least));
+  Kokkos::parallel_reduce("smallest",
+                          Kokkos::TeamPolicy<Space, typename F::Smallest>(space, league, team), f,
+                          Kokkos::MinLoc<int64_t, int>(v.least));
   Kokkos::parallel_for(
       "negate", Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Static>>(space, league, team),
       f);
@@ -406,8 +463,6 @@ PhaseValues run_team_phases(const Space& space, const VA& A, const VB& B, int64_
 TEST_F(KokkosTeams, WorkTagsPickTheTeamOperatorsAsOnSerial) {
   std::mt19937 rng(17);
   const std::vector<int> sizes = team_sizes();
-  // MinLoc folds team values on host devices only.
-  const bool min_loc = !on_gpus();
   for (size_t trial = 0; trial < 2 * sizes.size(); ++trial) {
     const int league = uniform(rng, 1, 40), n = uniform(rng, 1, 50);
     const int team = sizes[trial % sizes.size()];
@@ -415,18 +470,16 @@ TEST_F(KokkosTeams, WorkTagsPickTheTeamOperatorsAsOnSerial) {
     SCOPED_TRACE(std::to_string(league) + " teams of " + std::to_string(team) + ", rows of " +
                  std::to_string(n));
     KView<int64_t**> hA("hA", league, n), hB("hB", league, 1);
-    const PhaseValues want = run_team_phases(Serial(), hA, hB, shift, 1, min_loc);
+    const PhaseValues want = run_team_phases(Serial(), hA, hB, shift, 1);
 
     LView<int64_t**> A("A", league, n, lightning::dist::rows(uniform(rng, 1, league)));
     LView<int64_t**> B("B", league, team, lightning::dist::rows(uniform(rng, 1, league)));
     const Exec space = uniform(rng, 0, 1) ? Exec() : random_space(rng, league * team);
-    const PhaseValues got = run_team_phases(space, A, B, shift, team, min_loc);
+    const PhaseValues got = run_team_phases(space, A, B, shift, team);
     EXPECT_EQ(got.weighted, want.weighted) << "RowSums";
     EXPECT_EQ(got.top, want.top) << "Largest";
-    if (min_loc) {
-      EXPECT_EQ(got.least.val, want.least.val) << "Smallest";
-      EXPECT_EQ(got.least.loc, want.least.loc) << "Smallest";
-    }
+    EXPECT_EQ(got.least.val, want.least.val) << "Smallest";
+    EXPECT_EQ(got.least.loc, want.least.loc) << "Smallest";
     const auto a = to_host(A);
     const auto b = to_host(B);
     for (int r = 0; r < league; ++r) {

@@ -436,3 +436,67 @@ struct Spread {
 };
 
 }  // namespace lk_test
+
+namespace lk_test {
+
+/// A histogram of x over value_count bins of width `width`: an array reduction (value_type
+/// T[]) with Kokkos' default init and join (zeros, element-wise +) and a final, which runs on
+/// the host, turning the counts into per-mille shares.
+template <class X>
+struct Histogram {
+  using value_type = int64_t[];
+  X x;
+  int64_t width = 1;
+  int64_t total = 1;
+  unsigned value_count = 0;
+  LIGHTNING_KERNEL(
+      Histogram, "global i => read x[i]", (x, width, total, value_count),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, int64_t* bins)
+          const { bins[x(i) / width] += 1; })
+  KOKKOS_INLINE_FUNCTION void final(int64_t* bins) const {
+    for (unsigned b = 0; b < value_count; ++b) bins[b] = bins[b] * 1000 / total;
+  }
+};
+
+/// The smallest and largest element of each column of x over an MD range: an array reduction
+/// of value_count = 2 × columns elements (v[2c] the minimum, v[2c + 1] the maximum of column
+/// c) whose init (reading value_count) and join are inside LIGHTNING_KERNEL, so that GPU code
+/// folds with them too.
+template <class X>
+struct ColumnRanges {
+  using value_type = double[];
+  X x;
+  int value_count = 0;
+  LIGHTNING_KERNEL(
+      ColumnRanges, "global [i, j] => read x[i, j]", (x, value_count),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, value_type v) const {
+        if (x(i, j) < v[2 * j]) v[2 * j] = x(i, j);
+        if (x(i, j) > v[2 * j + 1]) v[2 * j + 1] = x(i, j);
+      } KOKKOS_INLINE_FUNCTION void init(double* v) const {
+        for (int k = 0; k < value_count; k += 2) {
+          v[k] = 1e300;
+          v[k + 1] = -1e300;
+        }
+      } KOKKOS_INLINE_FUNCTION void join(double* dst, const double* src) const {
+        for (int k = 0; k < value_count; k += 2) {
+          if (src[k] < dst[k]) dst[k] = src[k];
+          if (src[k + 1] > dst[k + 1]) dst[k + 1] = src[k + 1];
+        }
+      })
+};
+
+/// The product of every a(i, j) and how many are negative, over an MD range with two
+/// reducers (Prod and a plain scalar, summed) in one parallel_reduce.
+template <class A>
+struct SignAndNegatives {
+  A a;
+  LIGHTNING_KERNEL(
+      SignAndNegatives, "global [i, j] => read a[i, j]", (a),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, const int j, double& product,
+                                             int& negatives) const {
+        product *= a(i, j);
+        negatives += a(i, j) < 0;
+      })
+};
+
+}  // namespace lk_test

@@ -379,6 +379,75 @@ struct MinMaxLoc {
   __host__ __device__ value_type& reference() const { return value; }
 };
 
+}  // namespace Kokkos
+
+namespace lightning::jit {
+
+// Several reducers of one parallel_reduce as one reducer (what the host registers as
+// "combined(...)"): its value holds one value per reducer, laid out as Kokkos' own combined
+// value (one base class of one member per part, in order), and each part folds with its
+// reducer.
+template <unsigned... I>
+struct index_sequence {};
+template <unsigned N, unsigned... I>
+struct make_index_sequence : make_index_sequence<N - 1, N - 1, I...> {};
+template <unsigned... I>
+struct make_index_sequence<0, I...> {
+  using type = index_sequence<I...>;
+};
+
+/// Part I of a combined value.
+template <unsigned I, class V>
+struct CombinedPart {
+  V value;
+};
+template <unsigned K, class V>
+__host__ __device__ V& part_of(CombinedPart<K, V>& p) {
+  return p.value;
+}
+template <unsigned K, class V>
+__host__ __device__ const V& part_of(const CombinedPart<K, V>& p) {
+  return p.value;
+}
+template <class Sequence, class... V>
+struct CombinedValue;
+template <unsigned... I, class... V>
+struct CombinedValue<index_sequence<I...>, V...> : CombinedPart<I, V>... {
+  /// The value of reducer K: what the operator's K-th update parameter receives.
+  template <unsigned K>
+  __host__ __device__ auto& part() {
+    return part_of<K>(*this);
+  }
+  template <unsigned K>
+  __host__ __device__ const auto& part() const {
+    return part_of<K>(*this);
+  }
+};
+
+template <class Sequence, class... R>
+struct CombinedReducerOf;
+template <unsigned... I, class... R>
+struct CombinedReducerOf<index_sequence<I...>, R...> {
+  using reducer = CombinedReducerOf;
+  using value_type = CombinedValue<index_sequence<I...>, typename R::value_type...>;
+  value_type& value;
+  __host__ __device__ CombinedReducerOf(value_type& v) : value(v) {}
+  __host__ __device__ void init(value_type& v) const {
+    (R(v.template part<I>()).init(v.template part<I>()), ...);
+  }
+  __host__ __device__ void join(value_type& dest, const value_type& src) const {
+    (R(dest.template part<I>()).join(dest.template part<I>(), src.template part<I>()), ...);
+  }
+  __host__ __device__ value_type& reference() const { return value; }
+};
+/// The reducers R... of one parallel_reduce folding together.
+template <class... R>
+using CombinedReducer = CombinedReducerOf<typename make_index_sequence<sizeof...(R)>::type, R...>;
+
+}  // namespace lightning::jit
+
+namespace Kokkos {
+
 // Atomics (the CUDA intrinsics behind Kokkos' names).
 template <class T>
 __device__ T atomic_fetch_add(T* p, const T v) {

@@ -43,13 +43,20 @@ uint64_t aligned(uint64_t bytes) {
 
 }  // namespace
 
-int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors) {
-  const int64_t needed = (volume + kBlockThreads - 1) / kBlockThreads;
+int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors, int64_t block_threads) {
+  const int64_t needed = (volume + block_threads - 1) / block_threads;
   const int64_t sms = std::max(1, multiprocessors);
   if (reduction) return std::max<int64_t>(1, std::min(needed, sms * 8));
   const int64_t four_waves = std::min(needed, sms * 32);
   const int64_t blocks = std::max((needed + kIndicesPerThread - 1) / kIndicesPerThread, four_waves);
   return std::max<int64_t>(1, std::min(blocks, int64_t{1} << 24));
+}
+
+int64_t array_reduction_threads(uint64_t value_bytes, int64_t shared_bytes) {
+  if (value_bytes == 0 || shared_bytes <= 0) return 0;
+  const int64_t fit = static_cast<int64_t>(static_cast<uint64_t>(shared_bytes) / value_bytes);
+  const int64_t threads = std::min<int64_t>(fit, kBlockThreads);
+  return threads >= 32 ? threads / 32 * 32 : threads;
 }
 
 // What an operation's completion needs: whom to tell, since when, what failed, and the
@@ -327,6 +334,9 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
     spec.block_size = shape.team_size * shape.vector_length;
   }
   spec.reduction = run.reduction;
+  // An array reduction's code is the same for every value_count (its launches pass their
+  // value's size): one module for all of them.
+  if (kernel.reduces_array()) spec.reduction.value_size = 0;
   spec.checked = run.check != nullptr;
   const auto key = std::make_pair(&kernel, spec.key(kernel.reduction.has_value()));
   auto it = functions_.find(key);
@@ -359,9 +369,10 @@ CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
       api_.cuFuncGetAttribute(&f.static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f.general),
       "cuFuncGetAttribute", where);
   if (kernel.device.kind == kernel::DeviceCodeKind::kPorted ||
-      kernel.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody) {
-    // Ported and team launches may ask for dynamic shared memory beyond the 48 KiB every
-    // kernel gets; allow each as much as the GPU has, so the launch alone decides.
+      kernel.device.kind == kernel::DeviceCodeKind::kTeamFunctorBody || kernel.reduces_array()) {
+    // Ported and team launches and array reductions may ask for dynamic shared memory beyond
+    // the 48 KiB every kernel gets; allow each as much as the GPU has, so the launch alone
+    // decides.
     const int dynamic = g.max_shared_per_block_optin - f.static_shared;
     if (dynamic > 0)
       api_.check(api_.cuFuncSetAttribute(f.general, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -411,7 +422,28 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
   if (run.scan == planner::ScanPass::kFinal) return issue_scan_final(run, functions, box);
   // A scan's partial pass is its general entry, a reduction.
   const bool reduction = run.partial != nullptr;
-  const int64_t blocks = grid_blocks(volume, reduction, context_.gpu().multiprocessors);
+  const std::string where =
+      "while launching '" + run.name + "' over " + sb.to_string() + " on " + id_.to_string();
+  // An array reduction's threads keep their values (value_bytes each, a fourth parameter) in
+  // the block's shared memory.
+  unsigned long long value_bytes = run.reduction.value_size;
+  int64_t threads = kBlockThreads;
+  uint64_t shared = 0;
+  if (info.reduces_array()) {
+    const int64_t room = context_.gpu().max_shared_per_block_optin - functions.static_shared;
+    threads = array_reduction_threads(value_bytes, room);
+    if (threads == 0)
+      throw Error(ErrorKind::kInvalidArgument,
+                  "an array reduction's value of " + format_size(value_bytes) +
+                      " (value_count elements) is more than the " +
+                      format_size(static_cast<uint64_t>(std::max<int64_t>(room, 0))) +
+                      " of shared memory a block of " + id_.to_string() +
+                      " has for it (each GPU thread keeps one value there): reduce fewer "
+                      "elements per launch\n  " +
+                      where);
+    shared = static_cast<uint64_t>(threads) * value_bytes;
+  }
+  const int64_t blocks = grid_blocks(volume, reduction, context_.gpu().multiprocessors, threads);
   CUdeviceptr partials = 0;
   if (reduction)
     partials = scratch(static_cast<uint64_t>(blocks) * run.reduction.value_size, run.name);
@@ -421,13 +453,13 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
     kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
                                run.functor.data());
   const CUfunction f =
-      functions.cover && blocks * kBlockThreads >= volume ? functions.cover : functions.general;
-  void* params[] = {run.functor.data(), &box, &partials};
+      functions.cover && blocks * threads >= volume ? functions.cover : functions.general;
+  // The driver reads as many parameters as the entry takes: value_bytes only where it is one.
+  void* params[] = {run.functor.data(), &box, &partials, &value_bytes};
   api_.check(
-      api_.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, kBlockThreads, 1, 1, 0, compute_,
-                          params, nullptr),
-      "cuLaunchKernel",
-      "while launching '" + run.name + "' over " + sb.to_string() + " on " + id_.to_string());
+      api_.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, static_cast<unsigned>(threads), 1,
+                          1, static_cast<unsigned>(shared), compute_, params, nullptr),
+      "cuLaunchKernel", where);
   if (reduction) finish_reduction(run, c, partials, blocks);
 }
 

@@ -38,8 +38,15 @@ inline constexpr int64_t kIndicesPerThread = 4;
 /// one-index-per-thread entry point), large ones start and retire 4 times fewer blocks
 /// (measured 7-14% faster than one index per thread on an H200, docs/results.md).
 /// Reductions are capped at 8 blocks per SM: each block writes one partial, which the host
-/// joins.
-int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
+/// joins. Blocks have `block_threads` threads (kBlockThreads but for array reductions).
+int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors,
+                    int64_t block_threads = kBlockThreads);
+
+/// Threads per block of an array reduction whose values are `value_bytes` each: every thread
+/// keeps its value in the block's shared memory, of which `shared_bytes` are free; as many
+/// threads as fit, up to kBlockThreads, in whole warps where a warp fits (Kokkos' CUDA
+/// back-end also sizes such blocks by their shared memory). 0: not one value fits.
+int64_t array_reduction_threads(uint64_t value_bytes, int64_t shared_bytes);
 
 /// One GPU driven by a worker. Two host threads issue its work: "D<n> compute" (kernel
 /// lookup in the JIT, module loading, launches) and "D<n> copy" (copies, and host jobs,

@@ -96,15 +96,14 @@ void append_launch_shape(const KernelInfo& info, Member shape, std::vector<Membe
   members.push_back(shape);
 }
 
-// Refuses the reductions GPU code cannot make: custom reducers, a functor's own init/join
-// where `functor_fold` is false (team kernels), and a value type of another size than the
-// kernel's.
-void check_reduction(const KernelInfo& info, const KernelSpecialization& spec,
-                     bool functor_fold = false) {
+// Refuses the reductions GPU code cannot make: a functor's own init/join that are not in the
+// source (GPU code calls them), a reducer without a GPU spelling, values of another size than
+// the kernel's, and array reductions in team kernels.
+void check_reduction(const KernelInfo& info, const KernelSpecialization& spec) {
   if (spec.reduction.is_custom()) {
-    if (info.reduction->value_size == 0)
-      fail(info, "an array reduction (value_type T[] with value_count) runs on host devices only");
-    if (spec.reduction.reducer == 0 && functor_fold) {
+    if (spec.reduction.reducer == 0) {
+      if (info.reduces_array() && info.device.kind == DeviceCodeKind::kTeamFunctorBody)
+        fail(info, "a team launch reduces one value, not an array (value_type T[])");
       // Its init and join are called in GPU code: they must be in the source.
       const std::string& source = info.device.source;
       if ((info.device.functor_init && source.find("init") == std::string::npos) ||
@@ -115,11 +114,6 @@ void check_reduction(const KernelInfo& info, const KernelSpecialization& spec,
              "operator()");
       return;
     }
-    if (spec.reduction.reducer == 0)
-      fail(info,
-           "a team kernel's own init/join runs on host devices only (GPUs reduce team values "
-           "with + * min max and Kokkos' reducers: LAnd, LOr, BAnd, BOr, MinLoc, MaxLoc, "
-           "MinMax, MinMaxLoc, ...)");
     const kernel::ReducerInfo& reducer = kernel::ReducerRegistry::get(spec.reduction.reducer);
     if (reducer.device_type.empty())
       fail(info, "the reducer " + reducer.name + " runs on host devices only");
@@ -523,6 +517,147 @@ void write_global_work_tags(std::ostringstream& out, const kernel::WorkTagCode& 
     out << "\n// The work tags the operators take.\n" << tag.global_declarations;
 }
 
+// How a reducing kernel's values fold in GPU code, the GPU side of the launch's Reduction:
+// the value's type, and its init and join as functions of the functor, emitted after the
+// functor's struct as lightning_generated::Value (an array reduction: Element, the
+// element type of value_count elements), init_value and join_values; and the update
+// arguments that hand a value to the operator.
+struct GeneratedFold {
+  std::string declarations;  ///< the value type and functions, at namespace scope
+  std::string arguments;     ///< the operator's update arguments, given a `value`
+  bool array = false;        ///< an array reduction: `value` is an Element*
+};
+
+// The index of the operator's update parameter (after the work tag and the indices or the
+// team member), and the operator that takes it.
+struct UpdateParameter {
+  int index = 0;
+  size_t op = 0;
+};
+UpdateParameter update_parameter(const KernelInfo& info, const kernel::WorkTagCode& tag) {
+  const bool team = info.device.kind == DeviceCodeKind::kTeamFunctorBody;
+  const int leading = team ? 1 : info.device.index_rank;
+  return {leading + (tag.value.empty() ? 0 : 1),
+          static_cast<size_t>(std::max(tag.operator_index, 0))};
+}
+
+// What the functor's struct needs so that the operator's value parameter names a type GPU
+// code knows (kernel::value_type_declaration): at the start of the body a declaration of a
+// spelling GPU code would not see (a template's parameter, an array's value_type); at its
+// end, for a functor's own init/join, `lightning_update_type`, the update's type as the
+// operator spells it (after the source's own declarations, such as value_type).
+void declare_value_type(const KernelInfo& info, const KernelSpecialization& spec,
+                        const kernel::WorkTagCode& tag, std::string& body) {
+  const UpdateParameter update = update_parameter(info, tag);
+  const std::string& source = info.device.source;
+  std::string declaration;
+  if (!spec.reduction.is_custom())
+    declaration = kernel::value_type_declaration(source, update.index,
+                                                 std::string(name_of(spec.reduction.type)),
+                                                 static_cast<int>(update.op));
+  else if (info.reduces_array())
+    declaration = kernel::value_type_declaration(
+        source, update.index, std::string(name_of(info.device.array_element)) + "[]",
+        static_cast<int>(update.op));
+  if (!declaration.empty()) body = "  " + declaration + "\n" + body;
+  if (spec.reduction.is_custom() && spec.reduction.reducer == 0 && !info.reduces_array()) {
+    const auto operators = kernel::operator_parameter_types(source);
+    if (update.op >= operators.size() ||
+        operators[update.op].size() <= static_cast<size_t>(update.index))
+      fail(info,
+           "no operator() in its source takes the reduction's value after its " +
+               std::string(info.device.kind == DeviceCodeKind::kTeamFunctorBody ? "team member"
+                                                                                : "indices"));
+    body += "\n  using lightning_update_type = " +
+            operators[update.op][static_cast<size_t>(update.index)] + ";\n";
+  }
+}
+
+// The fold of `spec.reduction` (checked by check_reduction): a built-in operator on numbers,
+// a registered reducer's GPU class (several reducers of one parallel_reduce: one update
+// argument per part), the functor's own init and join (value-initialisation and += where it
+// has none), or an array reduction's (element by element where it has none).
+GeneratedFold fold_of(const KernelInfo& info, const KernelSpecialization& spec) {
+  GeneratedFold fold;
+  std::ostringstream d;
+  const Reduction& r = spec.reduction;
+  fold.arguments = "value";
+  if (!r.is_custom()) {
+    const std::string t(name_of(r.type));
+    d << "// The launch's values fold with " << name_of(r.op) << " on " << t << ".\n"
+      << "using Value = " << t << ";\n"
+      << "__device__ __forceinline__ void init_value(const Functor&, Value& v) { v = "
+      << identity_literal(r.op, r.type) << "; }\n"
+      << "__device__ __forceinline__ void join_values(const Functor&, Value& a, const Value& b) "
+         "{\n  a = "
+      << join_expression(r.op, t) << ";\n}\n";
+  } else if (r.reducer != 0) {
+    const kernel::ReducerInfo& reducer = kernel::ReducerRegistry::get(r.reducer);
+    d << "// The launch's values fold with the reducer " << reducer.name << ".\n"
+      << "using Reducer = " << reducer.device_type << ";\n"
+      << "using Value = Reducer::value_type;\n"
+      << "static_assert(sizeof(Value) == " << r.value_size
+      << ", \"the reducer's value has another size in GPU code\");\n"
+      << "__device__ __forceinline__ void init_value(const Functor&, Value& v) { "
+         "Reducer(v).init(v); }\n"
+      << "__device__ __forceinline__ void join_values(const Functor&, Value& a, const Value& b) "
+         "{\n  Reducer(a).join(a, b);\n}\n";
+    if (reducer.updates > 1) {  // several reducers: the operator takes each part
+      fold.arguments.clear();
+      for (uint32_t k = 0; k < reducer.updates; ++k)
+        fold.arguments += (k ? ", value.part<" : "value.part<") + std::to_string(k) + ">()";
+    }
+  } else if (info.reduces_array()) {
+    fold.array = true;
+    d << "// The launch's values are arrays of value_count elements, folded with the functor's "
+      << "own init and join\n// (zeros, element-wise += where it has none).\n"
+      << "using Element = " << name_of(info.device.array_element) << ";\n"
+      << "__device__ __forceinline__ void init_value(const Functor& f, Element* v, "
+         "const unsigned long long count) {\n"
+      << "  for (unsigned long long k = 0; k < count; ++k) v[k] = Element();\n"
+      << (info.device.functor_init ? "  f.init(v);\n" : "  (void)f;\n") << "}\n"
+      << "__device__ __forceinline__ void join_values(const Functor& f, Element* a, "
+         "const Element* b,\n    const unsigned long long count) {\n"
+      << (info.device.functor_join
+              ? "  (void)count;\n  f.join(a, b);\n"
+              : "  (void)f;\n  for (unsigned long long k = 0; k < count; ++k) a[k] += b[k];\n")
+      << "}\n";
+  } else {
+    d << "// The launch's values fold with the functor's own init and join (value-initialised and "
+         "+= where it has none).\n"
+      << "using Value = Functor::lightning_update_type;\n"
+      << "static_assert(sizeof(Value) == " << info.reduction->value_size
+      << ", \"the reduction's value type has another size in GPU code\");\n"
+      << "__device__ __forceinline__ void init_value(const Functor& f, Value& v) {\n  v = "
+         "Value();\n"
+      << (info.device.functor_init ? "  f.init(v);\n" : "  (void)f;\n") << "}\n"
+      << "__device__ __forceinline__ void join_values(const Functor& f, Value& a, const Value& b) "
+         "{\n"
+      << (info.device.functor_join ? "  f.join(a, b);\n" : "  (void)f;\n  a += b;\n") << "}\n";
+  }
+  fold.declarations = d.str();
+  return fold;
+}
+
+// The namespace after the functor's struct with the fold's declarations.
+void write_fold(std::ostringstream& out, const GeneratedFold& fold) {
+  out << "namespace lightning_generated {\n\n"
+      << fold.declarations << "\n}  // namespace lightning_generated\n\n";
+}
+
+// The tree over a block's values in `values` (shared memory), one per thread: any block size up
+// to the baked one. `join` joins value `threadIdx.x + s` into value `threadIdx.x`.
+void write_block_tree(std::ostringstream& out, const std::string& join) {
+  out << "  __syncthreads();\n"
+      << "  unsigned width = 1;\n"
+      << "  while (width < blockDim.x) width *= 2;\n"
+      << "  for (unsigned s = width / 2; s > 0; s /= 2) {\n"
+      << "    if (threadIdx.x < s && threadIdx.x + s < blockDim.x) {\n"
+      << join << "    }\n"
+      << "    __syncthreads();\n"
+      << "  }\n";
+}
+
 GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecialization& spec) {
   const int rank = info.device.index_rank;
   if (rank < 1 || rank > 3)
@@ -533,14 +668,8 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   if (scans)
     check_scan(info, spec);
   else if (reduces)
-    check_reduction(info, spec, true);
+    check_reduction(info, spec);
   const std::vector<Member> members = members_of(info);
-  // A registered reducer folds its own value type with its init and join (kokkos_core.hpp);
-  // a functor's own init and join (or value-initialisation and +=) fold the operator's.
-  const bool by_reducer = reduces && spec.reduction.is_custom();
-  const bool by_functor = by_reducer && spec.reduction.reducer == 0;
-  const std::string value_type = by_reducer ? std::string("lightning_generated::Value")
-                                            : std::string(name_of(spec.reduction.type));
   const kernel::WorkTagCode tag = work_tags_of(info);
   const std::string tag_argument = tag.value.empty() ? "" : tag.value + ", ";
   std::ostringstream out;
@@ -548,44 +677,27 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   write_global_work_tags(out, tag);
   out << "\nnamespace lightning_generated {\n\n";
   std::string body = reflow_source(info.device.source);
-  // The value's type as the operator spells it, where GPU code would not know the name (a
-  // template's parameter).
-  const std::string declaration =
-      reduces && !by_reducer
-          ? kernel::value_type_declaration(info.device.source, rank + (tag.value.empty() ? 0 : 1),
-                                           value_type, std::max(tag.operator_index, 0))
-          : std::string();
-  if (!declaration.empty()) body = "  " + declaration + "\n" + body;
+  if (reduces) declare_value_type(info, spec, tag, body);
   body = tag.member_declarations + body;
-  if (by_functor) {
-    // The update's type as the operator spells it, named at the end of the struct, where the
-    // source's own declarations (value_type) are visible.
-    const int update = rank + (tag.value.empty() ? 0 : 1);
-    const auto operators = kernel::operator_parameter_types(info.device.source);
-    const auto at = static_cast<size_t>(std::max(tag.operator_index, 0));
-    if (at >= operators.size() || operators[at].size() <= static_cast<size_t>(update))
-      fail(info, "no operator() in its source takes the reduction's value after its indices");
-    body +=
-        "\n  using lightning_update_type = " + operators[at][static_cast<size_t>(update)] + ";\n";
-  }
   write_struct(out, info, "Functor", members, body);
   out << "\n}  // namespace lightning_generated\n\n";
 
   const int block = spec.block_size;
-  if (by_functor)
-    out << "namespace lightning_generated {\nusing Value = Functor::lightning_update_type;\n"
-        << "static_assert(sizeof(Value) == " << info.reduction->value_size
-        << ", \"the reduction's value type has another size in GPU code\");\n"
-        << "}  // namespace lightning_generated\n\n";
-  else if (by_reducer)
-    out << "namespace lightning_generated {\nusing Reducer = "
-        << kernel::ReducerRegistry::get(spec.reduction.reducer).device_type
-        << ";\nusing Value = Reducer::value_type;\n}  // namespace lightning_generated\n\n";
-  const std::string value_param = reduces ? ", " + value_type + "& value" : "";
-  const std::string extra = scans ? ", value, false" : reduces ? ", value" : "";
+  const GeneratedFold fold = reduces ? fold_of(info, spec) : GeneratedFold{};
+  if (reduces) write_fold(out, fold);
+  // An array reduction hands the operator a pointer to this thread's elements.
+  const std::string value_param = !reduces ? std::string()
+                                  : fold.array
+                                      ? std::string(", lightning_generated::Element* const value")
+                                      : std::string(", lightning_generated::Value& value");
+  const std::string extra = scans     ? ", " + fold.arguments + ", false"
+                            : reduces ? ", " + fold.arguments
+                                      : std::string();
   const std::string parameters =
-      "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
-      "void* partials)";
+      std::string(
+          "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
+          "void* partials") +
+      (fold.array ? ",\n    const unsigned long long value_bytes)" : ")");
   if (rank >= 2) {
     // The threads' loop over the box's linear indices, split into the operator's indices by
     // division: in 32-bit arithmetic where everything fits (a 64-bit division is a long
@@ -620,14 +732,19 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   // into its array's data pointer (docs/cuda.md), so nothing is copied or re-based here.
   out << "extern \"C\" __global__ void __launch_bounds__(" << block << ") " << kEntryName
       << parameters << " {\n";
-  if (by_functor)
-    out << "  " << value_type << " value = " << value_type << "();\n"
-        << (info.device.functor_init ? "  f.init(value);\n" : "");
-  else if (by_reducer)
-    out << "  " << value_type << " value;\n  lightning_generated::Reducer(value).init(value);\n";
+  if (fold.array)
+    // Each thread's value_count elements in the block's dynamic shared memory (the runtime
+    // gives as much as the block's threads need).
+    out << "  extern __shared__ __align__(16) unsigned char lightning_values[];\n"
+        << "  using lightning_generated::Element;\n"
+        << "  const unsigned long long count = value_bytes / sizeof(Element);\n"
+        << "  Element* const values = reinterpret_cast<Element*>(lightning_values);\n"
+        << "  Element* const value = values + threadIdx.x * count;\n"
+        << "  lightning_generated::init_value(f, value, count);\n";
   else if (reduces)
-    out << "  " << value_type
-        << " value = " << identity_literal(spec.reduction.op, spec.reduction.type) << ";\n";
+    out << "  using lightning_generated::Value;\n"
+        << "  Value value;\n"
+        << "  lightning_generated::init_value(f, value);\n";
   if (rank == 1) {
     // Grid-stride in 64 bits: without a division to save, 32 bits buy nothing here, and
     // 64 bits are right for any box.
@@ -642,6 +759,7 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
     // 32 bits when every index, the volume and the last loop step fit (they do for any
     // superblock of fewer than 2^31 threads in arrays of fewer than 2^31 rows). Only the
     // operator's axes are looked at: the others are 0..1 by the ABI.
+    const std::string value_argument = reduces ? ", value" : "";
     out << "  const int64_t limit = 0x7fffffff;\n"
         << "  const int64_t volume = ";
     for (int a = 0; a < rank; ++a)
@@ -653,36 +771,30 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
     out << "volume + stride <= limit)\n"
         << "    lightning_generated::run_threads<int32_t>(f, box, static_cast<int32_t>(volume), "
            "static_cast<int32_t>(stride)"
-        << extra << ");\n"
+        << value_argument << ");\n"
         << "  else\n"
-        << "    lightning_generated::run_threads<int64_t>(f, box, volume, stride" << extra
+        << "    lightning_generated::run_threads<int64_t>(f, box, volume, stride" << value_argument
         << ");\n";
   }
-  if (reduces) {
-    // Tree over the block in shared memory; any block size up to the baked one.
-    out << "  __shared__ " << value_type << " scratch[" << block << "];\n"
-        << "  scratch[threadIdx.x] = value;\n"
-        << "  __syncthreads();\n"
-        << "  unsigned width = 1;\n"
-        << "  while (width < blockDim.x) width *= 2;\n"
-        << "  for (unsigned s = width / 2; s > 0; s /= 2) {\n"
-        << "    if (threadIdx.x < s && threadIdx.x + s < blockDim.x) {\n"
-        << "      " << (by_reducer ? "" : "const ") << value_type << " a = scratch[threadIdx.x];\n"
-        << "      const " << value_type << " b = scratch[threadIdx.x + s];\n";
-    if (by_functor)
-      out << (info.device.functor_join ? "      f.join(a, b);\n" : "      a += b;\n")
-          << "      scratch[threadIdx.x] = a;\n";
-    else if (by_reducer)
-      out << "      lightning_generated::Reducer(a).join(a, b);\n"
-          << "      scratch[threadIdx.x] = a;\n";
-    else
-      out << "      scratch[threadIdx.x] = " << join_expression(spec.reduction.op, value_type)
-          << ";\n";
-    out << "    }\n"
-        << "    __syncthreads();\n"
-        << "  }\n"
-        << "  if (threadIdx.x == 0) static_cast<" << value_type
-        << "*>(partials)[blockIdx.x] = scratch[0];\n";
+  if (fold.array) {
+    // The tree joins whole arrays in place; thread 0's is the block's, copied out by all.
+    write_block_tree(out,
+                     "      lightning_generated::join_values(f, value, values + (threadIdx.x + s) "
+                     "* count, count);\n");
+    out << "  Element* const partial = static_cast<Element*>(partials) + blockIdx.x * count;\n"
+        << "  for (unsigned long long k = threadIdx.x; k < count; k += blockDim.x) partial[k] = "
+           "values[k];\n";
+  } else if (reduces) {
+    // Raw bytes: a value type with a constructor cannot be a __shared__ variable.
+    out << "  __shared__ __align__(alignof(Value)) unsigned char scratch_bytes[" << block
+        << " * sizeof(Value)];\n"
+        << "  Value* const scratch = reinterpret_cast<Value*>(scratch_bytes);\n"
+        << "  scratch[threadIdx.x] = value;\n";
+    write_block_tree(out,
+                     "      Value a = scratch[threadIdx.x];\n"
+                     "      lightning_generated::join_values(f, a, scratch[threadIdx.x + s]);\n"
+                     "      scratch[threadIdx.x] = a;\n");
+    out << "  if (threadIdx.x == 0) static_cast<Value*>(partials)[blockIdx.x] = scratch[0];\n";
   }
   out << "}\n";
   if (scans) write_scan_final_entry(out, spec, tag_argument);
@@ -707,10 +819,6 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
 // shared memory, level 1 its slice of resources.level1.
 GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization& spec) {
   const bool reduces = info.reduces();
-  if (reduces && spec.reduction.is_custom())
-    fail(info,
-         "a team launch's own value folds with + * min max on GPUs (a Kokkos reducer "
-         "such as MinLoc there, or a functor's init/join, runs on host devices)");
   if (reduces) check_reduction(info, spec);
   std::vector<Member> members = members_of(info);
   append_launch_shape(info,
@@ -728,16 +836,12 @@ GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization
       kernel::team_member_declaration(info.device.source, info.device.work_tag);
   std::string body = reflow_source(info.device.source);
   if (!declaration.empty()) body = "  " + declaration + "\n" + body;
-  const std::string value_declaration =
-      reduces ? kernel::value_type_declaration(info.device.source, tagged ? 2 : 1,
-                                               std::string(name_of(spec.reduction.type)),
-                                               std::max(tag.operator_index, 0))
-              : std::string();
-  if (!value_declaration.empty()) body = "  " + value_declaration + "\n" + body;
+  if (reduces) declare_value_type(info, spec, tag, body);
   body = tag.member_declarations + body;
   write_struct(out, info, "Functor", members, body);
   out << "\n}  // namespace lightning_generated\n\n";
-  const std::string value_type(name_of(spec.reduction.type));
+  const GeneratedFold fold = reduces ? fold_of(info, spec) : GeneratedFold{};
+  if (reduces) write_fold(out, fold);
   out << "extern \"C\" __global__ void __launch_bounds__(" << spec.block_size << ") " << kEntryName
       << "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
          "void* partials,\n    const lightning::jit::TeamResources resources) {\n"
@@ -746,40 +850,41 @@ GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization
       << "  const bool scratch = shape.team_scratch[0] + shape.team_scratch[1] +\n"
       << "                       shape.thread_scratch[0] + shape.thread_scratch[1] != 0;\n";
   if (reduces)
-    out << "  " << value_type
-        << " value = " << identity_literal(spec.reduction.op, spec.reduction.type) << ";\n";
+    out << "  using lightning_generated::Value;\n"
+        << "  Value value;\n"
+        << "  lightning_generated::init_value(f, value);\n";
   out << "  for (long long team = box.lo[0] / shape.team_size + blockIdx.x; team < end;\n"
       << "       team += gridDim.x) {\n"
       << "    const lightning::TeamMember member(shape, team, resources);\n"
-      << "    f(" << (tagged ? tag.value + ", " : "") << "member" << (reduces ? ", value" : "")
-      << ");\n"
+      << "    f(" << (tagged ? tag.value + ", " : "") << "member"
+      << (reduces ? ", " + fold.arguments : "") << ");\n"
       << "    if (scratch) __syncthreads();  // the team is done with its scratch\n"
       << "  }\n";
   if (reduces) {
     // One value per team rank (its first lane's), joined over the block; the last block to
-    // finish joins the blocks' partials in block order (the same result every run).
-    const std::string t = value_type;
-    out << "  const auto join = [](" << t << "& a, const " << t << "& b) {\n"
-        << "    a = " << join_expression(spec.reduction.op, t) << ";\n"
+    // finish joins the blocks' partials in block order (the same result every run), reading
+    // them from L2, where the other blocks' writes are.
+    out << "  const auto join = [&f](Value& a, const Value& b) {\n"
+        << "    lightning_generated::join_values(f, a, b);\n"
         << "  };\n"
         << "  value = lightning::jit::team_join(value, join, blockDim.x);\n"
         << "  __shared__ bool last;\n"
         << "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n"
-        << "    static_cast<" << t << "*>(partials)[blockIdx.x] = value;\n"
+        << "    static_cast<Value*>(partials)[blockIdx.x] = value;\n"
         << "    __threadfence();\n"
         << "    last = atomicAdd(resources.blocks_done, 1u) == gridDim.x - 1;\n"
         << "  }\n"
         << "  __syncthreads();\n"
         << "  if (!last) return;\n"
         << "  __threadfence();\n"
-        << "  " << t << " all = " << identity_literal(spec.reduction.op, spec.reduction.type)
-        << ";\n"
+        << "  Value all;\n"
+        << "  lightning_generated::init_value(f, all);\n"
         << "  for (unsigned b = lightning::jit::thread_in_team(); b < gridDim.x;\n"
         << "       b += lightning::jit::team_threads())\n"
-        << "    join(all, __ldcg(static_cast<const " << t << "*>(partials) + b));\n"
+        << "    join(all, lightning::jit::load_from_l2(static_cast<const Value*>(partials) + b));\n"
         << "  all = lightning::jit::team_join(all, join, 1);\n"
-        << "  if (threadIdx.x == 0 && threadIdx.y == 0) *static_cast<" << t
-        << "*>(resources.result) = all;\n";
+        << "  if (threadIdx.x == 0 && threadIdx.y == 0) *static_cast<Value*>(resources.result) = "
+           "all;\n";
   }
   out << "}\n";
   return {out.str(), kEntryName, "", file_name_of(info.name)};

@@ -17,7 +17,9 @@ namespace lightning::cuda {
 /// baked").
 struct KernelSpecialization {
   int block_size = 256;  ///< threads per block, baked: launch bounds and reduction scratch
-  /// Reduction and scan kernels: how values combine (+ * min max) and their type.
+  /// Reduction and scan kernels: how values combine (+ * min max on a number type, a registered
+  /// reducer, the functor's own init/join; an array reduction's value_size is 0, its launches
+  /// give it).
   Reduction reduction = Reduction::builtin(ReduceOp::kSum, DataType::kFloat64);
   /// Checked mode: every array access goes through the handle's CheckedRegion
   /// (LIGHTNING_CHECKED_ACCESS; see worker::AccessCheck).
@@ -46,6 +48,9 @@ inline constexpr const char* kCoverEntryName = "lightning_entry_cover";
 /// A parallel_scan kernel's final pass (its kEntryName entry is the partial pass, a reduction
 /// of the functor called with final = false), with a fourth parameter, jit::ScanState.
 inline constexpr const char* kScanFinalEntryName = "lightning_scan_final";
+// An array reduction's kEntryName entry (KernelInfo::reduces_array) takes a fourth parameter,
+// `unsigned long long value_bytes` (the launch's value size), and keeps each thread's value in
+// the block's dynamic shared memory: blockDim.x * value_bytes bytes.
 
 /// Indices each lane of a scan's final pass runs per tile, for values of `value_size` bytes:
 /// their contributions stay in registers between the tile's two walks, 256 bytes of them
@@ -56,9 +61,11 @@ constexpr int scan_rounds(size_t value_size) {
   return value_size >= 16 ? 16 : value_size >= 4 ? static_cast<int>(256 / value_size) : 64;
 }
 
-/// Generates the entry point of `info` (DeviceCode kFunctorBody or kPorted). Throws
-/// Error(ErrorKind::kCuda) naming the kernel when it has no GPU code, when a reduction asks
-/// for a custom reducer, or when its layout cannot be reproduced (overlapping members).
+/// Generates the entry point of `info` (DeviceCode kFunctorBody, kTeamFunctorBody or kPorted).
+/// Throws Error(ErrorKind::kCuda) naming the kernel when it has no GPU code, when a
+/// reduction's fold cannot be written for GPUs (a functor's own init/join outside its source,
+/// a reducer without a GPU spelling, values of another size), or when its layout cannot be
+/// reproduced (overlapping members).
 GeneratedKernel generate_kernel(const kernel::KernelInfo& info, const KernelSpecialization& spec);
 
 /// Breaks one-line source text (a stringified macro argument) into lines after `{`, `;` and
