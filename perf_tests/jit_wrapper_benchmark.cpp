@@ -15,13 +15,8 @@
 #include "../unit_tests/kokkos/kokkos_test_kernels.hpp"
 #include "backend/cuda/jit_cache.hpp"
 #include "backend/cuda/kernel_codegen.hpp"
+#include "backend/cuda/launch_grid.hpp"
 #include "backend/cuda/nvrtc_compiler.hpp"
-
-namespace lightning::cuda {
-// From backend/cuda/cuda_device.hpp, which needs the real cuda.h (this file uses the test
-// driver's declarations instead): the grid the runtime launches for a box.
-int64_t grid_blocks(int64_t volume, bool reduction, int multiprocessors);
-}  // namespace lightning::cuda
 
 namespace {
 

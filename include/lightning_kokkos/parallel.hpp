@@ -319,10 +319,11 @@ struct KokkosReduceFunctor<Kokkos::Impl::CombinedReductionFunctorWrapper<Inner, 
   static const Inner& unwrap(const Wrapper& w) { return *reinterpret_cast<const Inner*>(&w); }
 };
 
-/// Runs a parallel_reduce of `f` over `policy` into `result` (host memory of one value),
-/// combining with Reducer (F itself: a sum, as Kokkos does without a reducer).
+/// Runs a parallel_reduce of `f` over `policy` into `result` (host memory of one value,
+/// `result_bytes` long), combining with Reducer (F itself: a sum, as Kokkos does without a
+/// reducer).
 template <class F, class Policy, class Reducer>
-void reduce_functor(const F& f, const Policy& policy, void* result) {
+void reduce_functor(const F& f, const Policy& policy, void* result, std::size_t result_bytes) {
   using Shape = typename DistributedKernel<F, WorkTagOf<Policy>>::Shape;
   constexpr bool tag_fits = work_tag_fits<F, WorkTagOf<Policy>>();
   static_assert(!tag_fits || (DistributedKernel<F>::valid && Shape::reduces),
@@ -352,6 +353,19 @@ void reduce_functor(const F& f, const Policy& policy, void* result) {
                       "parallel_reduce '" +
                           (label.empty() ? kernel_name(typeid(F), nullptr) : label) +
                           "': an array reduction (value_type T[]) with value_count 0");
+        }
+        // Kokkos writes value_count elements wherever the result points; a shorter result
+        // View would be overrun silently.
+        if (target.reduction.value_size > result_bytes) {
+          const std::string label = program_label<F>(dispatch_label());
+          const std::size_t element = sizeof(typename Members::Element);
+          throw Error(ErrorKind::kInvalidArgument,
+                      "parallel_reduce '" +
+                          (label.empty() ? kernel_name(typeid(F), nullptr) : label) +
+                          "': an array reduction of value_count " +
+                          std::to_string(target.reduction.value_size / element) +
+                          " into a result of " + std::to_string(result_bytes / element) +
+                          " elements: the result View needs value_count elements");
         }
       }
     } else {
@@ -485,12 +499,16 @@ class ParallelReduce<CombinedFunctorReducer, Policy, lightning::Distributed> {
   CombinedFunctorReducer m_functor_reducer;
   Policy m_policy;
   void* m_result;
+  std::size_t m_result_bytes;
 
  public:
   template <class ViewType>
   ParallelReduce(const CombinedFunctorReducer& functor_reducer, const Policy& policy,
                  const ViewType& result)
-      : m_functor_reducer(functor_reducer), m_policy(policy), m_result(result.data()) {
+      : m_functor_reducer(functor_reducer),
+        m_policy(policy),
+        m_result(result.data()),
+        m_result_bytes(result.span() * sizeof(typename ViewType::value_type)) {
     static_assert(
         Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ViewType::memory_space>::accessible,
         "lightning::Distributed parallel_reduce: the result must be host-accessible");
@@ -499,7 +517,7 @@ class ParallelReduce<CombinedFunctorReducer, Policy, lightning::Distributed> {
   void execute() const {
     using Functor = lightning::detail::KokkosReduceFunctor<F>;
     lightning::detail::reduce_functor<typename Functor::type, Policy, Reducer>(
-        Functor::unwrap(m_functor_reducer.get_functor()), m_policy, m_result);
+        Functor::unwrap(m_functor_reducer.get_functor()), m_policy, m_result, m_result_bytes);
   }
 };
 #else
@@ -510,6 +528,7 @@ class ParallelReduce<F, Policy, ReducerType, lightning::Distributed> {
   F m_functor;
   Policy m_policy;
   void* m_result;
+  std::size_t m_result_bytes;
 
  public:
   template <class ViewType>
@@ -517,18 +536,25 @@ class ParallelReduce<F, Policy, ReducerType, lightning::Distributed> {
                  std::enable_if_t<Kokkos::is_view<ViewType>::value &&
                                       !Kokkos::is_reducer_type<ReducerType>::value,
                                   void*> = nullptr)
-      : m_functor(functor), m_policy(policy), m_result(result.data()) {
+      : m_functor(functor),
+        m_policy(policy),
+        m_result(result.data()),
+        m_result_bytes(result.span() * sizeof(typename ViewType::value_type)) {
     static_assert(Kokkos::Impl::MemorySpaceAccess<typename ViewType::memory_space,
                                                   Kokkos::HostSpace>::accessible,
                   "lightning::Distributed parallel_reduce: the result must be host-accessible");
   }
   ParallelReduce(const F& functor, const Policy& policy, const ReducerType& reducer)
-      : m_functor(functor), m_policy(policy), m_result(reducer.view().data()) {}
+      : m_functor(functor),
+        m_policy(policy),
+        m_result(reducer.view().data()),
+        m_result_bytes(reducer.view().span() *
+                       sizeof(typename ReducerType::result_view_type::value_type)) {}
 
   void execute() const {
     using Functor = lightning::detail::KokkosReduceFunctor<F>;
     lightning::detail::reduce_functor<typename Functor::type, Policy, Reducer>(
-        Functor::unwrap(m_functor), m_policy, m_result);
+        Functor::unwrap(m_functor), m_policy, m_result, m_result_bytes);
   }
 };
 #endif

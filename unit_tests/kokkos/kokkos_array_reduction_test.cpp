@@ -161,9 +161,33 @@ TEST(KokkosArrayReduction, ZeroValueCountIsAnErrorNamingTheLaunch) {
   EXPECT_NE(error.find("value_count 0"), std::string::npos) << error;
   // The runtime goes on.
   Kokkos::deep_copy(x, 1.5);
+  std::vector<double> ranges(4, 0);
   Kokkos::parallel_reduce(Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(space, {0, 0}, {10, 2}),
-                          lk_test::ColumnRanges<LView<double**>>{x, 4}, result_in(sums));
-  EXPECT_EQ(sums, std::vector<double>({1.5, 1.5, 1.5, 1.5}));
+                          lk_test::ColumnRanges<LView<double**>>{x, 4}, result_in(ranges));
+  EXPECT_EQ(ranges, std::vector<double>({1.5, 1.5, 1.5, 1.5}));
+}
+
+// A result View shorter than value_count would be overrun (Kokkos writes value_count
+// elements): the launch stops naming it and both sizes, and nothing past the View is written.
+TEST(KokkosArrayReduction, AResultShorterThanValueCountIsAnErrorNamingTheLaunch) {
+  LView<double**> x("x", 10, 2);
+  Kokkos::deep_copy(x, 2.5);
+  const Exec space(lightning::work::block(4));
+  std::vector<double> storage(4, -1);
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> two(storage.data(), 2);
+  const std::string error = lk_test::error_of([&] {
+    Kokkos::parallel_reduce("short ranges",
+                            Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(space, {0, 0}, {10, 2}),
+                            lk_test::ColumnRanges<LView<double**>>{x, 4}, two);
+  });
+  EXPECT_NE(error.find("'short ranges'"), std::string::npos) << error;
+  EXPECT_NE(error.find("value_count 4 into a result of 2 elements"), std::string::npos) << error;
+  EXPECT_EQ(storage[2], -1);
+  EXPECT_EQ(storage[3], -1);
+  std::vector<double> ranges(4, 0);
+  Kokkos::parallel_reduce(Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>(space, {0, 0}, {10, 2}),
+                          lk_test::ColumnRanges<LView<double**>>{x, 4}, result_in(ranges));
+  EXPECT_EQ(ranges, std::vector<double>({2.5, 2.5, 2.5, 2.5}));
 }
 
 TEST(KokkosArrayReduction, InitAndJoinInsideTheMacroFoldOverMDRangesAsTheHostSpace) {

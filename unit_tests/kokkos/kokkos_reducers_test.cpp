@@ -164,11 +164,12 @@ struct TeamResults {
   int64_t bits_and = 0, bits_or = 0;
 };
 template <class Space>
-TeamResults team_reductions(const Space& space, int team, const ViewOf<Space, const double**>& A,
+TeamResults team_reductions(const Space& space, int team_size,
+                            const ViewOf<Space, const double**>& A,
                             const ViewOf<Space, const int64_t**>& K, int64_t floor) {
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const int rows = static_cast<int>(A.extent(0)), cols = static_cast<int>(A.extent(1));
-  const Kokkos::TeamPolicy<Space> policy(space, rows, team);
+  const Kokkos::TeamPolicy<Space> policy(space, rows, team_size);
   TeamResults r{};
   Kokkos::parallel_reduce(
       "team minloc", policy,
