@@ -1,5 +1,6 @@
 #include "worker/device.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -18,6 +19,11 @@ void run_timed(Engine& engine, Engine::Job job, Device::Done done) {
         span->end = std::chrono::steady_clock::now();
         done(std::move(e), *span);
       });
+}
+
+bool KernelRun::runs_behind_a_failure() const {
+  return std::any_of(skip_if_failed.begin(), skip_if_failed.end(),
+                     [](const auto& failed) { return failed->load(std::memory_order_acquire); });
 }
 
 std::exception_ptr kernel_failure() {

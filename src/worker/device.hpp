@@ -3,11 +3,13 @@
 // GPUs (cuda::CudaDevice) implement it; the worker drives both alike.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,20 @@ struct KernelRun {
   /// A scan's final pass: the value its first thread starts from (value_size bytes in this
   /// device's memory); null: the identity.
   const void* scan_prefix = nullptr;
+  /// Issued behind other launches of the same in-order device (Scheduler): their failure
+  /// flags, set before their `done` is called. A device that finds one set when the run would
+  /// start does not run it and fails it with SkippedBehindFailure.
+  std::vector<std::shared_ptr<const std::atomic<bool>>> skip_if_failed = {};
+
+  /// Whether one of skip_if_failed is set.
+  bool runs_behind_a_failure() const;
+};
+
+/// The error of a run not started because a launch it was issued behind failed (the
+/// scheduler reports it as skipped because of that launch).
+class SkippedBehindFailure : public std::runtime_error {
+ public:
+  SkippedBehindFailure() : std::runtime_error("not run: a launch before it on its device failed") {}
 };
 
 /// One buffer host code works on. A buffer in a device's memory is copied to host memory
@@ -94,6 +110,10 @@ class Device {
     (void)kernel;
     return false;
   }
+
+  /// Whether launches run one after another in the order they are issued (one in-order
+  /// queue), so that a launch may be issued before those it depends on have finished.
+  virtual bool runs_launches_in_order() const { return false; }
 
   /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` starts
   /// from the reduction's identity (`run.reduction.init`). Failures are the underlying error

@@ -8,13 +8,12 @@ namespace lightning::worker {
 KernelRun bound_kernel_run(const planner::Task& task, const planner::ExecuteTask& execute,
                            const LaunchData& launch, const std::vector<void*>& pointers,
                            const ChunkTable& chunks, bool checked) {
-  KernelRun run{&kernel::KernelRegistry::get(execute.kernel),
-                launch.name,
-                launch.functor,
-                execute.superblock,
-                nullptr,
-                launch.reduction,
-                nullptr};
+  KernelRun run;
+  run.info = &kernel::KernelRegistry::get(execute.kernel);
+  run.name = launch.name;
+  run.functor = launch.functor;
+  run.superblock = execute.superblock;
+  run.reduction = launch.reduction;
   run.scan = execute.scan;
   kernel::clear_arrays(run.functor.data(), launch.arrays);  // unbound: nothing to touch
   if (checked) run.check = std::make_shared<AccessCheck>();

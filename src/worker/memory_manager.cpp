@@ -371,13 +371,14 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
   // Another token writes a chunk we want, or holds one we would write.
   for (const auto& [key, write] : merged) {
     const Chunk& c = chunks_.at(key.first);
-    if (c.writer || (write && c.locks > 0)) return StageResult::kRetryLater;
+    if (c.writers > 0 || (write && c.locks > 0)) return StageResult::kRetryLater;
   }
   std::set<size_t> relocate;
   if (!feasible(wanted, &relocate)) return StageResult::kRetryLater;
 
   // From here on the request succeeds (barring I/O errors and corrupt spill files).
   std::vector<Held>& held = tokens_[token];
+  std::vector<ChunkId> written;  // chunks whose writers count this token
   try {
     // Pin the copies already in place, except unlocked ones on a memory too fragmented to
     // keep them where they are: those are evicted and staged again.
@@ -462,7 +463,8 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     for (const auto& [key, write] : merged) {
       if (!write) continue;
       Chunk& c = chunks_.at(key.first);
-      c.writer = token;
+      ++c.writers;
+      written.push_back(key.first);
       c.has_data = true;
       for (auto it = c.copies.begin(); it != c.copies.end();) {
         const size_t m = (it++)->first;  // free_copy erases the current element
@@ -482,8 +484,8 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
       Chunk& c = chunks_.at(x.chunk);
       unlock_copy(x.chunk, c, x.memory);
       if (!c.copies.at(x.memory).valid) free_copy(x.chunk, c, x.memory);
-      if (c.writer == token) c.writer.reset();
     }
+    for (ChunkId id : written) --chunks_.at(id).writers;
     tokens_.erase(token);
     throw;
   }
@@ -543,9 +545,37 @@ void MemoryManager::unstage(uint64_t token) {
   for (const Held& x : it->second) {
     Chunk& c = chunks_.at(x.chunk);
     unlock_copy(x.chunk, c, x.memory);
-    if (x.write && c.writer == token) c.writer.reset();
+    if (x.write) --c.writers;
   }
   tokens_.erase(it);
+}
+
+bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageRequest>& requests,
+                                   const std::vector<uint64_t>& behind) {
+  if (tokens_.count(token) != 0)
+    throw Error(ErrorKind::kInvalidArgument,
+                "stage_in_place: " + token_text(token) + " is already staged");
+  for (uint64_t b : behind)
+    if (tokens_.count(b) == 0) return false;
+  std::map<std::pair<ChunkId, size_t>, bool> merged;  // (chunk, memory) -> written
+  for (const StageRequest& r : requests) {
+    chunk_ref(r.chunk, "stage_in_place");
+    merged[{r.chunk, memory_index(r.where, "stage_in_place")}] |= r.will_write;
+  }
+  for (const auto& [key, write] : merged) {
+    const Chunk& c = chunks_.at(key.first);
+    if (c.copies.count(key.second) == 0) return false;
+    // A written copy must be the only one: dropping others could take one a holder reads.
+    if (write && (c.copies.size() != 1 || c.on_disk)) return false;
+  }
+  std::vector<Held>& held = tokens_[token];
+  for (const auto& [key, write] : merged) {
+    Chunk& c = chunks_.at(key.first);
+    lock_copy(key.first, c, key.second);
+    held.push_back({key.first, key.second, write});
+    if (write) ++c.writers;
+  }
+  return true;
 }
 
 // ---- introspection ----------------------------------------------------------------------
@@ -590,8 +620,12 @@ void MemoryManager::check_invariants() const {
   std::vector<uint64_t> used(memories_.size(), 0);
   std::vector<size_t> unlocked(memories_.size(), 0);
   std::map<std::pair<ChunkId, size_t>, uint32_t> token_locks;
+  std::map<ChunkId, uint32_t> token_writes;
   for (const auto& [token, held] : tokens_)
-    for (const Held& x : held) ++token_locks[{x.chunk, x.memory}];
+    for (const Held& x : held) {
+      ++token_locks[{x.chunk, x.memory}];
+      if (x.write) ++token_writes[x.chunk];
+    }
   uint64_t disk = 0;
   for (const auto& [id, c] : chunks_) {
     uint32_t locks = 0;
@@ -620,10 +654,9 @@ void MemoryManager::check_invariants() const {
     if (c.has_data && c.copies.empty() && !c.on_disk) fail(id.to_string() + " lost its data");
     if (!c.has_data && (!c.copies.empty() || c.on_disk))
       fail(id.to_string() + " has copies but no data");
-    if (c.writer) {
-      if (c.copies.size() != 1 || c.on_disk) fail(id.to_string() + " written but not unique");
-      if (tokens_.count(*c.writer) == 0) fail(id.to_string() + " written by an unknown token");
-    }
+    if (c.writers > 0 && (c.copies.size() != 1 || c.on_disk))
+      fail(id.to_string() + " written but not unique");
+    if (c.writers != token_writes[id]) fail("writer count of " + id.to_string());
   }
   for (const auto& [key, n] : token_locks)
     if (chunks_.count(key.first) == 0) fail("a token holds deleted chunk " + key.first.to_string());

@@ -113,6 +113,16 @@ class MemoryManager {
   /// the disk as a target, a token already staged, or a written chunk also requested in
   /// another memory; Error(kTask) when a spill file fails its checksum.
   StageResult stage(uint64_t token, const std::vector<StageRequest>& requests);
+  /// Stages `token` behind the tokens `behind`, which must all be staged, without moving or
+  /// allocating anything: every requested chunk must already have a copy in its requested
+  /// memory, and a chunk it writes no copy anywhere else. Locks other tokens hold there do
+  /// not stand in the way: the caller guarantees that the task runs after every holder whose
+  /// access conflicts with its own (they run in order on one in-order queue of that memory's
+  /// device). Returns false, changing nothing, when any of this does not hold (the task is then
+  /// staged the ordinary way once its predecessors are done). Throws as stage() for unknown
+  /// chunks and a token already staged.
+  bool stage_in_place(uint64_t token, const std::vector<StageRequest>& requests,
+                      const std::vector<uint64_t>& behind);
   /// Unlocks a token's chunks and bumps their LRU time. Throws Error(kInvalidArgument) for a
   /// token that is not staged.
   void unstage(uint64_t token);
@@ -154,11 +164,13 @@ class MemoryManager {
     uint64_t bytes = 0;
     uint64_t phase = 0;  ///< device copies start this far past an aligned pool block
     uint64_t pool_bytes() const { return bytes + phase; }
-    std::map<size_t, Copy> copies;   ///< memory index -> copy
-    bool on_disk = false;            ///< its spill file holds the current contents
-    bool has_data = false;           ///< materialised at least once (else: zeros)
-    uint32_t locks = 0;              ///< copies locked, over all tokens
-    std::optional<uint64_t> writer;  ///< the token staging it for writing
+    std::map<size_t, Copy> copies;  ///< memory index -> copy
+    bool on_disk = false;           ///< its spill file holds the current contents
+    bool has_data = false;          ///< materialised at least once (else: zeros)
+    uint32_t locks = 0;             ///< copies locked, over all tokens
+    /// Tokens staging it for writing: one, or several staged in place behind one another
+    /// (stage_in_place), which run in that order on one queue.
+    uint32_t writers = 0;
   };
   struct Memory {
     MemorySpace space;

@@ -1,5 +1,6 @@
 #include "worker/scheduler.hpp"
 
+#include <algorithm>
 #include <variant>
 
 #include "core/error.hpp"
@@ -8,13 +9,40 @@ namespace lightning::worker {
 
 using planner::Task;
 
-Scheduler::Scheduler(SchedulerSink& sink, uint64_t staging_limit)
-    : sink_(sink), staging_limit_(staging_limit) {}
+Scheduler::Scheduler(SchedulerSink& sink, uint64_t staging_limit,
+                     std::vector<DeviceId> ordered_devices)
+    : sink_(sink), staging_limit_(staging_limit), ordered_devices_(std::move(ordered_devices)) {}
 
 bool Scheduler::needs_staging(const Task& t) const {
   return !std::holds_alternative<planner::CreateChunkTask>(t.kind) &&
          !std::holds_alternative<planner::DeleteChunkTask>(t.kind) &&
          !std::holds_alternative<planner::BarrierTask>(t.kind) && !t.accesses.empty();
+}
+
+bool Scheduler::issuable_behind(const Node& n, std::vector<TaskId>* behind) const {
+  const auto* e = std::get_if<planner::ExecuteTask>(&n.task.kind);
+  if (!e || n.failed_dependency.valid() ||
+      std::find(ordered_devices_.begin(), ordered_devices_.end(), e->device) ==
+          ordered_devices_.end())
+    return false;
+  for (TaskId d : n.task.deps) {
+    auto it = nodes_.find(d);
+    if (it == nodes_.end()) continue;  // done
+    const Node& dep = it->second;
+    const auto* de = std::get_if<planner::ExecuteTask>(&dep.task.kind);
+    if (!de || de->device != e->device ||
+        (dep.state != State::kStaging && dep.state != State::kRunning))
+      return false;
+    if (behind) behind->push_back(d);
+  }
+  return true;
+}
+
+void Scheduler::ready_successors_behind(const Node& n) {
+  for (TaskId s : n.successors) {
+    Node& succ = nodes_.at(s);
+    if (succ.state == State::kWaiting && issuable_behind(succ)) make_ready(succ);
+  }
 }
 
 void Scheduler::submit(const std::vector<Task>& tasks) {
@@ -52,7 +80,7 @@ void Scheduler::submit(const std::vector<Task>& tasks) {
     auto [it, inserted] = nodes_.emplace(t.id, std::move(n));
     if (!inserted)
       throw Error(ErrorKind::kInternal, "task " + t.id.to_string() + " submitted twice");
-    if (it->second.waiting_for == 0) make_ready(it->second);
+    if (it->second.waiting_for == 0 || issuable_behind(it->second)) make_ready(it->second);
   }
   pump();
 }
@@ -69,6 +97,12 @@ void Scheduler::pump() {
     const TaskId id = ready_.top();
     ready_.pop();
     Node& n = nodes_.at(id);
+    // Readied behind its dependencies: still so? (One may have failed or gone back to waiting.)
+    std::vector<TaskId> behind;
+    if (n.waiting_for > 0 && !issuable_behind(n, &behind)) {
+      n.state = State::kWaiting;
+      continue;
+    }
     // Freeing memory and fences run whatever failed before them: the rest is skipped.
     const bool runs_anyway = std::holds_alternative<planner::DeleteChunkTask>(n.task.kind) ||
                              std::holds_alternative<planner::BarrierTask>(n.task.kind);
@@ -91,19 +125,46 @@ void Scheduler::pump() {
       ++staged.tasks;
     }
     n.state = State::kStaging;
-    sink_.stage(n.task);
+    n.issued_behind = !behind.empty();
+    if (n.issued_behind)
+      sink_.stage_behind(n.task, behind);
+    else
+      sink_.stage(n.task);
+    ready_successors_behind(n);
   }
   for (TaskId id : held) ready_.push(id);
 }
 
 void Scheduler::on_staged(TaskId id) {
   Node& n = nodes_.at(id);
+  if (n.issued_behind && n.failed_dependency.valid()) {
+    // A launch it was staged behind failed: it waits, unstaged, for the rest to be skipped.
+    sink_.unstage(n.task);
+    unbudget(n);
+    n.issued_behind = false;
+    n.state = State::kWaiting;
+    if (n.waiting_for == 0) make_ready(n);
+    return pump();
+  }
   n.state = State::kRunning;
   sink_.run(n.task);
+  ready_successors_behind(n);
+  pump();
+}
+
+void Scheduler::on_not_in_place(TaskId id) {
+  Node& n = nodes_.at(id);
+  unbudget(n);
+  n.issued_behind = false;
+  n.state = State::kWaiting;
+  if (n.waiting_for == 0) make_ready(n);
+  pump();
 }
 
 void Scheduler::on_failed(TaskId id, planner::TaskFailure failure) {
   Node& n = nodes_.at(id);
+  // Staged behind others: staged again the ordinary way, which reports what still fails.
+  if (n.issued_behind) return on_not_in_place(id);
   unbudget(n);
   finish(n, std::move(failure));
   pump();
@@ -118,6 +179,14 @@ void Scheduler::unbudget(const Node& n) {
 
 void Scheduler::on_ran(TaskId id, std::optional<planner::TaskFailure> failure) {
   Node& n = nodes_.at(id);
+  if (n.issued_behind) {
+    // Its dependencies ran before it on the same queue, and their ends were reported first.
+    if (n.waiting_for != 0)
+      throw Error(ErrorKind::kInternal,
+                  "task " + id.to_string() + " issued behind others ended before one of them");
+    if (n.failed_dependency.valid())
+      failure = planner::skipped_because(n.task, n.failed_dependency);
+  }
   if (needs_staging(n.task)) {
     sink_.unstage(n.task);
     unbudget(n);
@@ -152,9 +221,16 @@ void Scheduler::finish(Node& n, std::optional<planner::TaskFailure> failure) {
   for (TaskId s : n.successors) {
     Node& succ = nodes_.at(s);
     if (root.valid() && !succ.failed_dependency.valid()) succ.failed_dependency = root;
-    if (--succ.waiting_for == 0) make_ready(succ);
+    // One issued behind it is staging or running already (or ready, and staged as any task).
+    if (--succ.waiting_for == 0 && succ.state == State::kWaiting) make_ready(succ);
   }
+  const std::vector<TaskId> successors = std::move(n.successors);
   nodes_.erase(n.task.id);
+  // Those still waiting may now wait only for launches they can be issued behind.
+  for (TaskId s : successors) {
+    Node& succ = nodes_.at(s);
+    if (succ.state == State::kWaiting && issuable_behind(succ)) make_ready(succ);
+  }
 }
 
 uint64_t Scheduler::staged_bytes(DeviceId device) const {

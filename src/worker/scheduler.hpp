@@ -23,6 +23,10 @@ class SchedulerSink {
   virtual ~SchedulerSink() = default;
   /// Materialise the task's chunks (answer: on_staged, or on_failed).
   virtual void stage(const planner::Task& task) = 0;
+  /// Stage a launch behind the launches `behind` (its unfinished dependencies, staged before
+  /// it and run before it on the same in-order device), only if its chunks are where it runs
+  /// already (answer: on_staged, on_not_in_place or on_failed).
+  virtual void stage_behind(const planner::Task& task, const std::vector<TaskId>& behind) = 0;
   /// Run a staged task (or one that needs no staging) on its executor (answer: on_ran).
   virtual void run(const planner::Task& task) = 0;
   /// Release the task's staged chunks (no answer).
@@ -44,15 +48,28 @@ class SchedulerSink {
 /// they are done their chunks are released and their successors wake. CreateChunk, DeleteChunk and
 /// Barrier tasks need no staging. A task whose dependency failed is skipped and reported failed,
 /// except DeleteChunk and Barrier tasks, which run anyway (memory is freed, fences return).
+///
+/// Issued behind: on a device that runs its launches in issue order (one in-order queue: a
+/// GPU's compute stream, a host device's single compute thread), an Execute whose unfinished
+/// dependencies are all Executes already issued on that device is staged and run behind them
+/// at once, without waiting for their completions to come back, if its chunks are already
+/// where it runs (SchedulerSink::stage_behind); otherwise it waits for them as any task. Its
+/// completion still comes after theirs; when one of them failed it is reported skipped because
+/// of it, whatever it did (the device does not run it if it can still tell: KernelRun).
 class Scheduler {
  public:
-  Scheduler(SchedulerSink& sink, uint64_t staging_limit);
+  /// `ordered_devices`: the devices that run their launches in issue order.
+  Scheduler(SchedulerSink& sink, uint64_t staging_limit,
+            std::vector<DeviceId> ordered_devices = {});
 
   /// Adds a fragment (tasks in a topological order; dependencies on tasks this scheduler
   /// never saw, or saw finish successfully, count as done; on tasks that failed, make the
   /// task fail too).
   void submit(const std::vector<planner::Task>& tasks);
   void on_staged(TaskId task);
+  /// A launch staged behind others was not: its chunks were not in place. It waits for its
+  /// dependencies like any task.
+  void on_not_in_place(TaskId task);
   /// Staging failed for good (e.g. out of memory): the task fails. `failure` needs only the
   /// underlying error (`error`, `what`): the scheduler fills in what the task was.
   void on_failed(TaskId task, planner::TaskFailure failure);
@@ -80,6 +97,7 @@ class Scheduler {
     TaskId failed_dependency;  // the failed task at the root of a failed dependency: skip
     DeviceId device;           // whose staging budget it uses
     uint64_t bytes = 0;
+    bool issued_behind = false;  // staged behind unfinished dependencies
   };
 
   /// Tasks a device may have staged whatever their size.
@@ -90,6 +108,10 @@ class Scheduler {
   };
 
   bool needs_staging(const planner::Task& t) const;
+  /// Whether `n` can be issued behind its unfinished dependencies (which go to `behind`).
+  bool issuable_behind(const Node& n, std::vector<TaskId>* behind = nullptr) const;
+  /// Readies the waiting successors of `n` that can now be issued behind it.
+  void ready_successors_behind(const Node& n);
   void unbudget(const Node& n);
   void make_ready(Node& n);
   void pump();
@@ -97,6 +119,7 @@ class Scheduler {
 
   SchedulerSink& sink_;
   uint64_t staging_limit_;
+  std::vector<DeviceId> ordered_devices_;
   std::unordered_map<TaskId, Node> nodes_;
   struct OlderFirst {
     bool operator()(TaskId a, TaskId b) const { return b < a; }

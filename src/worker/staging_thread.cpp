@@ -26,6 +26,10 @@ StagingThread::~StagingThread() {
 void StagingThread::stage(TaskId task, std::vector<StageRequest> requests) {
   ops_.push(StageOp{task, std::move(requests)});
 }
+void StagingThread::stage_in_place(TaskId task, std::vector<StageRequest> requests,
+                                   std::vector<TaskId> behind) {
+  ops_.push(StageInPlaceOp{task, std::move(requests), std::move(behind)});
+}
 void StagingThread::unstage(TaskId task) {
   ops_.push(UnstageOp{task});
 }
@@ -42,6 +46,12 @@ MemoryReport StagingThread::report() {
   return reply.pop();
 }
 
+std::vector<void*> StagingThread::pointers_of(const std::vector<StageRequest>& requests) const {
+  std::vector<void*> pointers;
+  for (const StageRequest& r : requests) pointers.push_back(memory_->data(r.chunk, r.where));
+  return pointers;
+}
+
 bool StagingThread::try_stage(StageOp& op) {
   try {
     const auto start = std::chrono::steady_clock::now();
@@ -56,9 +66,7 @@ bool StagingThread::try_stage(StageOp& op) {
           {{"bytes_copied", after.bytes_copied - before.bytes_copied},
            {"bytes_to_disk", after.bytes_written_to_disk - before.bytes_written_to_disk},
            {"bytes_from_disk", after.bytes_read_from_disk - before.bytes_read_from_disk}});
-    std::vector<void*> pointers;
-    for (const StageRequest& r : op.requests) pointers.push_back(memory_->data(r.chunk, r.where));
-    replies_.staged(op.task, std::move(pointers));
+    replies_.staged(op.task, pointers_of(op.requests));
   } catch (const std::exception& e) {
     replies_.stage_failed(op.task, planner::failure_of(e));
   }
@@ -87,6 +95,18 @@ void StagingThread::loop() {
     std::visit(Overloaded{
                    [&](StageOp& s) {
                      if (!try_stage(s)) waiting_.emplace(s.task, std::move(s));
+                   },
+                   [&](StageInPlaceOp& s) {
+                     std::vector<uint64_t> behind;
+                     for (TaskId b : s.behind) behind.push_back(b.value());
+                     bool staged = false;
+                     try {
+                       staged = memory_->stage_in_place(s.task.value(), s.requests, behind);
+                     } catch (const std::exception& e) {
+                       return replies_.stage_failed(s.task, planner::failure_of(e));
+                     }
+                     if (!staged) return replies_.not_in_place(s.task);
+                     replies_.staged(s.task, pointers_of(s.requests));
                    },
                    [&](UnstageOp& u) {
                      memory_->unstage(u.task.value());

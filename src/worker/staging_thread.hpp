@@ -44,6 +44,8 @@ class StagingThread {
     std::function<void(TaskId, planner::TaskFailure)> stage_failed;
     /// A CreateChunk or DeleteChunk is done: empty on success, else the underlying error.
     std::function<void(TaskId, std::optional<planner::TaskFailure>)> done;
+    /// stage_in_place could not stage the task without moving data (nothing changed).
+    std::function<void(TaskId)> not_in_place;
   };
 
   /// `trace` and `track` (optional) receive a slice per staging that moved bytes.
@@ -55,6 +57,10 @@ class StagingThread {
   StagingThread& operator=(const StagingThread&) = delete;
 
   void stage(TaskId task, std::vector<StageRequest> requests);
+  /// Stages `task` behind the tasks `behind` (staged before it, run before it on one in-order
+  /// queue) if its chunks are already where it runs (MemoryManager::stage_in_place): answered
+  /// at once, by `staged` or `not_in_place`, never waiting for space.
+  void stage_in_place(TaskId task, std::vector<StageRequest> requests, std::vector<TaskId> behind);
   void unstage(TaskId task);
   /// `phase`: see MemoryManager::create_chunk.
   void create(TaskId task, ChunkId chunk, uint64_t bytes, uint64_t phase);
@@ -66,6 +72,11 @@ class StagingThread {
   struct StageOp {
     TaskId task;
     std::vector<StageRequest> requests;
+  };
+  struct StageInPlaceOp {
+    TaskId task;
+    std::vector<StageRequest> requests;
+    std::vector<TaskId> behind;
   };
   struct UnstageOp {
     TaskId task;
@@ -84,11 +95,13 @@ class StagingThread {
     std::function<void(MemoryReport)> reply;
   };
   struct StopOp {};
-  using Op = std::variant<StageOp, UnstageOp, CreateOp, DeleteOp, ReportOp, StopOp>;
+  using Op = std::variant<StageOp, StageInPlaceOp, UnstageOp, CreateOp, DeleteOp, ReportOp, StopOp>;
 
   void loop();
   /// False when it must wait for space.
   bool try_stage(StageOp& op);
+  /// Where the staged chunks of `requests` are, in request order.
+  std::vector<void*> pointers_of(const std::vector<StageRequest>& requests) const;
   void retry_waiting();
 
   std::vector<DeviceId> devices_;

@@ -57,7 +57,10 @@ uint64_t Worker::alignment_phase(ChunkId chunk) const {
 class Worker::Sink final : public SchedulerSink {
  public:
   explicit Sink(Worker& w) : w_(w) {}
-  void stage(const Task& task) override { w_.stage_task(task); }
+  void stage(const Task& task) override { w_.stage_task(task, {}); }
+  void stage_behind(const Task& task, const std::vector<TaskId>& behind) override {
+    w_.stage_task(task, behind);
+  }
   void run(const Task& task) override { w_.run_task(task); }
   void unstage(const Task& task) override {
     w_.staged_.erase(task.id);
@@ -98,7 +101,6 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
       on_completed_(std::move(on_completed)),
       platform_(required(options_.platform)),
       sink_(std::make_unique<Sink>(*this)),
-      scheduler_(std::make_unique<Scheduler>(*sink_, options_.staging_limit)),
       exchange_port_(std::make_unique<ExchangePort>(*this)),
       exchange_(std::make_unique<DataExchange>(options_.id, transport, *exchange_port_)) {
   const std::string w = options_.id.to_string();
@@ -110,6 +112,10 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
       copy_track_[d] = options_.trace->track(w + " " + d.to_string() + " copy");
     }
   }
+  std::vector<DeviceId> ordered;
+  for (const auto& device : devices_)
+    if (device->runs_launches_in_order()) ordered.push_back(device->id());
+  scheduler_ = std::make_unique<Scheduler>(*sink_, options_.staging_limit, std::move(ordered));
   host_copy_ = std::make_unique<Engine>(w + " host copy");
   if (options_.trace) host_copy_track_ = options_.trace->track(w + " host copy");
   StagingThread::Replies replies{[this](TaskId t, std::vector<void*> pointers) {
@@ -120,7 +126,8 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
                                  },
                                  [this](TaskId t, std::optional<planner::TaskFailure> f) {
                                    events_.push(RanEvent{t, std::move(f)});
-                                 }};
+                                 },
+                                 [this](TaskId t) { events_.push(NotInPlaceEvent{t}); }};
   staging_ = std::make_unique<StagingThread>(
       options_.memory, platform_->memory(), options_.devices, std::move(replies), options_.trace,
       options_.trace ? options_.trace->track(w + " staging (eviction, disk)") : -1);
@@ -158,6 +165,7 @@ void Worker::scheduler_loop() {
                 scheduler_->on_staged(e.task);
               },
               [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
+              [&](NotInPlaceEvent& e) { scheduler_->on_not_in_place(e.task); },
               [&](RanEvent& e) { scheduler_->on_ran(e.task, std::move(e.failure)); },
               [&](ReceivedEvent& e) { exchange_->received(e.task, std::move(e.payload), e.error); },
               [&](ArrivedEvent& e) {
@@ -196,7 +204,7 @@ MemorySpace Worker::space_for(const Task& task, ChunkId chunk) const {
   return home.valid() ? MemorySpace::of_device(home) : MemorySpace::host();
 }
 
-void Worker::stage_task(const Task& task) {
+void Worker::stage_task(const Task& task, const std::vector<TaskId>& behind) {
   // Data tasks that write a whole chunk without reading it (a Recv, a Copy, Fill or HostWrite
   // into all of it) need not have its old bytes staged. Kernels are not trusted to write every
   // element they declare.
@@ -208,7 +216,10 @@ void Worker::stage_task(const Task& task) {
                             a.region == chunks().at(a.chunk).box;
     requests.push_back({a.chunk, space_for(task, a.chunk), write, overwrites});
   }
-  staging_->stage(task.id, std::move(requests));
+  if (behind.empty())
+    staging_->stage(task.id, std::move(requests));
+  else
+    staging_->stage_in_place(task.id, std::move(requests), behind);
 }
 
 PlacedBuffer Worker::placed(const Task& task, size_t access, void* data) const {
@@ -310,14 +321,23 @@ void Worker::run_task(const Task& task) {
                                  device.checks_accesses(kernel::KernelRegistry::get(t.kernel));
             KernelRun run = bound_kernel_run(task, t, *launch, pointers, chunks(), checked);
             const int track = compute_track_.count(t.device) ? compute_track_.at(t.device) : -1;
-            device.launch(
-                std::move(run), [this, track, id = task.id, name = launch->name,
-                                 superblock = t.superblock.to_string(),
-                                 device = t.device.to_string()](std::exception_ptr e, OpSpan span) {
-                  if (!e)
-                    record(track, name, span, {{"superblock", superblock}, {"device", device}});
-                  events_.push(RanEvent{id, failure_from(e)});
-                });
+            // On an in-order device, launches issued behind this one skip when it fails.
+            std::shared_ptr<std::atomic<bool>> failed;
+            if (device.runs_launches_in_order()) {
+              for (TaskId d : task.deps)
+                if (auto f = launch_failed_.find(d); f != launch_failed_.end())
+                  run.skip_if_failed.push_back(f->second);
+              failed = std::make_shared<std::atomic<bool>>(false);
+              launch_failed_.emplace(task.id, failed);
+            }
+            device.launch(std::move(run), [this, track, id = task.id, name = launch->name,
+                                           superblock = t.superblock.to_string(),
+                                           device = t.device.to_string(),
+                                           failed](std::exception_ptr e, OpSpan span) {
+              if (failed && e) failed->store(true, std::memory_order_release);
+              if (!e) record(track, name, span, {{"superblock", superblock}, {"device", device}});
+              events_.push(RanEvent{id, failure_from(e)});
+            });
           },
           [&](const planner::CopyTask& t) { run_copy(task, buffer(1), buffer(0), t.region); },
           [&](const planner::FillTask& t) {
@@ -368,6 +388,7 @@ void Worker::report_completion(const Task& task,
   if (reported && reported->kernel) name_kernel(task, *reported->kernel);
   contexts_.erase(task.id);
   staged_.erase(task.id);
+  launch_failed_.erase(task.id);
   on_completed_(options_.id, task.id, reported);
 }
 

@@ -1,6 +1,7 @@
 // One worker: the devices of one process, running the task fragments it is given.
 #pragma once
 
+#include <atomic>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -86,6 +87,9 @@ class Worker {
     TaskId task;
     planner::TaskFailure failure;  ///< the underlying error (see Scheduler::on_failed)
   };
+  struct NotInPlaceEvent {  // staging behind others found the chunks not in place
+    TaskId task;
+  };
   struct RanEvent {
     TaskId task;
     std::optional<planner::TaskFailure> failure;  ///< empty on success
@@ -99,8 +103,8 @@ class Worker {
     std::string error;
   };
   struct StopEvent {};
-  using Event = std::variant<SubmitEvent, StagedEvent, StageFailedEvent, RanEvent, ArrivedEvent,
-                             ReceivedEvent, StopEvent>;
+  using Event = std::variant<SubmitEvent, StagedEvent, StageFailedEvent, NotInPlaceEvent, RanEvent,
+                             ArrivedEvent, ReceivedEvent, StopEvent>;
 
   class Sink;
   class ExchangePort;
@@ -108,7 +112,8 @@ class Worker {
   void scheduler_loop();
   void handle(SubmitEvent& e);
   void run_task(const planner::Task& task);
-  void stage_task(const planner::Task& task);
+  /// Stages the task's chunks; behind the tasks `behind` (in place only) when not empty.
+  void stage_task(const planner::Task& task, const std::vector<TaskId>& behind);
   void report_completion(const planner::Task& task,
                          const std::optional<planner::TaskFailure>& failure);
   void name_kernel(const planner::Task& task, planner::TaskFailure::Kernel& names) const;
@@ -142,6 +147,8 @@ class Worker {
   std::unique_ptr<DataExchange> exchange_;
   std::unordered_map<TaskId, std::shared_ptr<const FragmentContext>> contexts_;
   std::unordered_map<TaskId, std::vector<void*>> staged_;  // per access, Task::accesses order
+  // Launches in flight on in-order devices: set when they fail, for those issued behind them.
+  std::unordered_map<TaskId, std::shared_ptr<std::atomic<bool>>> launch_failed_;
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).
   std::vector<std::unique_ptr<Device>> devices_;

@@ -274,6 +274,62 @@ TEST_F(MemoryManagerTest, MultipleValidCopiesAndInvalidationOnWrite) {
   expect_chunk(1, host(), 2);
 }
 
+// Launches issued behind one another on one in-order device share their chunks' locks: the
+// later one stages in place while the earlier one still holds them, writers included.
+TEST_F(MemoryManagerTest, StageInPlaceSharesTheCopyWithTheTasksItRunsBehind) {
+  auto& m = make(1, 8 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 3 * KiB);
+  m.create_chunk(ChunkId(2), 1 * KiB);
+  write_chunk(1, dev(0), 1);
+  ASSERT_EQ(m.stage(1, {write(1, dev(0)), read(2, dev(0))}), StageResult::kStaged);
+  void* written = m.data(ChunkId(1), dev(0));
+  // The ordinary way, a second writer waits; behind the first, in place, it goes at once.
+  EXPECT_EQ(m.stage(2, {write(1, dev(0))}), StageResult::kRetryLater);
+  ASSERT_TRUE(m.stage_in_place(2, {write(1, dev(0)), read(2, dev(0))}, {1}));
+  ASSERT_TRUE(m.stage_in_place(3, {read(1, dev(0))}, {2}));
+  m.check_invariants();
+  EXPECT_TRUE(m.is_locked(ChunkId(1), dev(0)));
+  EXPECT_EQ(m.data(ChunkId(1), dev(0)), written);
+  EXPECT_EQ(m.counters().bytes_copied, 0u);
+  // An ordinary reader still waits for the writers, whichever ends first.
+  EXPECT_EQ(m.stage(4, {read(1, dev(0))}), StageResult::kRetryLater);
+  m.unstage(2);
+  m.check_invariants();
+  EXPECT_EQ(m.stage(4, {read(1, dev(0))}), StageResult::kRetryLater);
+  m.unstage(1);
+  m.unstage(3);
+  m.check_invariants();
+  ASSERT_EQ(m.stage(4, {read(1, dev(0))}), StageResult::kStaged);
+  m.unstage(4);
+  expect_chunk(1, dev(0), 1);
+}
+
+// Staging in place never moves, allocates or drops a copy: whatever would need it is refused,
+// and nothing changes.
+TEST_F(MemoryManagerTest, StageInPlaceRefusesWhatWouldMoveData) {
+  auto& m = make(2, 8 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 3 * KiB);
+  m.create_chunk(ChunkId(2), 1 * KiB);
+  write_chunk(1, dev(0), 1);
+  ASSERT_EQ(m.stage(1, {read(1, dev(0))}), StageResult::kStaged);
+  // Behind a task that is not staged.
+  EXPECT_FALSE(m.stage_in_place(2, {read(1, dev(0))}, {7}));
+  // A chunk with no copy there (on another device; never written at all).
+  EXPECT_FALSE(m.stage_in_place(2, {read(1, dev(1))}, {1}));
+  EXPECT_FALSE(m.stage_in_place(2, {read(1, dev(0)), read(2, dev(0))}, {1}));
+  // Writing a chunk that has a copy elsewhere too would drop that copy.
+  ASSERT_EQ(m.stage(3, {read(1, host())}), StageResult::kStaged);
+  EXPECT_FALSE(m.stage_in_place(2, {write(1, dev(0))}, {1}));
+  EXPECT_FALSE(m.is_staged(2));
+  EXPECT_EQ(m.counters().bytes_copied, 3 * KiB);  // the host copy, nothing since
+  m.check_invariants();
+  // Readers do not mind other copies.
+  ASSERT_TRUE(m.stage_in_place(2, {read(1, dev(0))}, {1}));
+  EXPECT_THROW(m.stage_in_place(2, {read(1, dev(0))}, {1}), Error);  // already staged
+  for (uint64_t t : {1, 2, 3}) m.unstage(t);
+  m.check_invariants();
+}
+
 // A task that overwrites a whole chunk gets a copy without the old bytes: neither zeros for a
 // new chunk nor a copy of the valid one elsewhere. What it writes is what readers see.
 TEST_F(MemoryManagerTest, OverwritingTasksSkipTheFill) {

@@ -25,6 +25,11 @@ TaskFailure cause(const std::string& what, ErrorKind kind = ErrorKind::kTask) {
 class RecordingSink : public SchedulerSink {
  public:
   void stage(const Task& t) override { log.push_back("stage " + t.id.to_string()); }
+  void stage_behind(const Task& t, const std::vector<TaskId>& behind) override {
+    std::string entry = "stage " + t.id.to_string() + " behind";
+    for (TaskId b : behind) entry += " " + b.to_string();
+    log.push_back(entry);
+  }
   void run(const Task& t) override { log.push_back("run " + t.id.to_string()); }
   void unstage(const Task& t) override { log.push_back("unstage " + t.id.to_string()); }
   void completed(const Task& t, const std::optional<TaskFailure>& failure) override {
@@ -93,6 +98,111 @@ Task remove(uint64_t id, uint64_t chunk, std::vector<uint64_t> deps) {
   for (uint64_t d : deps) t.deps.push_back(TaskId(d));
   t.accesses = planner::accesses_of(t.kind);
   return t;
+}
+
+// A launch on `device` writing the whole of `chunk`.
+Task execute(uint64_t id, uint64_t chunk, uint64_t device, std::vector<uint64_t> deps) {
+  const Rect box(Point{0}, Point{8});
+  planner::ExecuteTask e{LaunchId(1), KernelId(1), box, DeviceId(device), {}, ChunkId()};
+  e.bindings.push_back({0, ChunkId(chunk), box, ChunkAccessMode::kReadWrite});
+  Task t{TaskId(id), WorkerId(0), e, {}, {}};
+  for (uint64_t d : deps) t.deps.push_back(TaskId(d));
+  t.accesses = planner::accesses_of(t.kind);
+  return t;
+}
+
+// Chunk 0 on D0 (launches in order) and chunk 1 on D1 (not), created: tasks from T10 on.
+void with_two_chunks(Scheduler& s, RecordingSink& sink) {
+  s.submit({create(0, 0, 0, 8), create(1, 1, 1, 8)});
+  s.on_ran(TaskId(0));
+  s.on_ran(TaskId(1));
+  sink.take();
+}
+
+TEST(Scheduler, LaunchesOnAnInOrderDeviceAreIssuedBehindTheLaunchesTheyWaitFor) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {DeviceId(0)});
+  with_two_chunks(s, sink);
+  s.submit({execute(10, 0, 0, {}), execute(11, 0, 0, {10}), execute(12, 0, 0, {11})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T10", "stage T11 behind T10",
+                                                   "stage T12 behind T11"}));
+  s.on_staged(TaskId(10));
+  s.on_staged(TaskId(11));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T10", "run T11"}));
+  // Submitted while the chain runs: behind the launch it waits for.
+  s.submit({execute(13, 0, 0, {12})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T13 behind T12"}));
+  for (uint64_t t : {12, 13}) s.on_staged(TaskId(t));
+  for (uint64_t t : {10, 11, 12, 13}) s.on_ran(TaskId(t));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T12", "run T13", "unstage T10", "done T10",
+                                                   "unstage T11", "done T11", "unstage T12",
+                                                   "done T12", "unstage T13", "done T13"}));
+  EXPECT_EQ(s.pending(), 0u);
+}
+
+TEST(Scheduler, OnlyLaunchesBehindLaunchesOfTheSameInOrderDeviceAreIssuedEarly) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {DeviceId(0)});
+  with_two_chunks(s, sink);
+  // D1 does not run its launches in order; a fill is not a launch; nor is a launch on
+  // another device one this device's queue orders.
+  s.submit({execute(10, 1, 1, {}), execute(11, 1, 1, {10}), fill(12, 0, 8, {}),
+            execute(13, 0, 0, {12}), execute(14, 0, 0, {10, 13})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T10", "stage T12"}));
+  s.on_staged(TaskId(12));
+  s.on_ran(TaskId(12));
+  EXPECT_EQ(sink.take(),
+            (std::vector<std::string>{"run T12", "unstage T12", "done T12", "stage T13"}));
+  s.on_staged(TaskId(10));
+  s.on_ran(TaskId(10));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T10", "unstage T10", "done T10",
+                                                   "stage T11", "stage T14 behind T13"}));
+}
+
+TEST(Scheduler, ALaunchNotInPlaceWaitsForItsDependenciesAsAnyTask) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {DeviceId(0)});
+  with_two_chunks(s, sink);
+  s.submit({execute(10, 0, 0, {}), execute(11, 0, 0, {10}), execute(12, 0, 0, {11})});
+  sink.take();
+  s.on_staged(TaskId(10));
+  s.on_not_in_place(TaskId(11));
+  s.on_not_in_place(TaskId(12));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T10"}));
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 8u);
+  // Staged the ordinary way once T10 is done; T12 behind it again.
+  s.on_ran(TaskId(10));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T10", "done T10", "stage T11",
+                                                   "stage T12 behind T11"}));
+  // A failed staging behind others is tried again once T11 runs, and the ordinary way once
+  // it is done.
+  s.on_failed(TaskId(12), cause("refused"));
+  s.on_staged(TaskId(11));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T11", "stage T12 behind T11"}));
+  s.on_not_in_place(TaskId(12));
+  s.on_ran(TaskId(11));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T11", "done T11", "stage T12"}));
+}
+
+TEST(Scheduler, LaunchesIssuedBehindAFailedLaunchAreReportedSkippedBecauseOfIt) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {DeviceId(0)});
+  with_two_chunks(s, sink);
+  s.submit({execute(10, 0, 0, {}), execute(11, 0, 0, {10}), execute(12, 0, 0, {11}),
+            execute(13, 0, 0, {12})});
+  for (uint64_t t : {10, 11, 12}) s.on_staged(TaskId(t));
+  sink.take();
+  // T11 and T12 run behind T10 already; T13 is staged but not yet run when T10 fails.
+  s.on_ran(TaskId(10), cause("boom"));
+  s.on_ran(TaskId(11));  // whatever it did
+  s.on_ran(TaskId(12), cause("garbage in"));
+  s.on_staged(TaskId(13));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T10", "done T10 (failed: boom)",
+                                                   "unstage T11", "done T11 (skipped for T10)",
+                                                   "unstage T12", "done T12 (skipped for T10)",
+                                                   "unstage T13", "done T13 (skipped for T10)"}));
+  EXPECT_EQ(s.pending(), 0u);
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 0u);
 }
 
 TEST(Scheduler, TasksRunAfterTheirDependenciesAndStageBeforeRunning) {

@@ -35,7 +35,8 @@ struct Answers {
         },
         [this](TaskId t, std::optional<planner::TaskFailure> f) {
           add((f ? "error " : "done ") + t.to_string());
-        }};
+        },
+        [this](TaskId t) { add("not in place " + t.to_string()); }};
   }
   void add(std::string entry, std::optional<std::vector<void*>> staged = std::nullopt) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -96,6 +97,28 @@ TEST(StagingThread, StagingThatMustWaitForSpaceIsRetriedOldestFirstWhenSpaceIsFr
   EXPECT_EQ(answers.wait(5).back(), "staged T11");
   staging.unstage(TaskId(11));
   EXPECT_EQ(answers.wait(6).back(), "staged T12");
+}
+
+// Staging in place is answered at once, in request order: behind a task staged before it,
+// or refused (never kept waiting for space) when a task it runs behind is not staged.
+TEST(StagingThread, StagingInPlaceIsAnsweredAtOnceInOrder) {
+  host::HostMemoryBackend backend;
+  Answers answers;
+  StagingThread staging(one_device(1024), backend, {DeviceId(0)}, answers.replies());
+  staging.create(TaskId(1), ChunkId(1), 512, 0);
+  staging.create(TaskId(2), ChunkId(2), 1024, 0);
+  staging.stage(TaskId(3), {{ChunkId(1), kDevice, true, false}});
+  staging.stage_in_place(TaskId(4), {{ChunkId(1), kDevice, true, false}}, {TaskId(3)});
+  staging.stage(TaskId(5), {{ChunkId(2), kDevice, true, false}});  // waits for space
+  staging.stage_in_place(TaskId(6), {{ChunkId(2), kDevice, true, false}}, {TaskId(5)});
+  EXPECT_EQ(answers.wait(5), (std::vector<std::string>{"done T1", "done T2", "staged T3",
+                                                       "staged T4", "not in place T6"}));
+  ASSERT_EQ(answers.pointers.size(), 2u);
+  EXPECT_EQ(answers.pointers[0], answers.pointers[1]);
+  staging.unstage(TaskId(3));
+  staging.unstage(TaskId(4));
+  EXPECT_EQ(answers.wait(6).back(), "staged T5");
+  staging.unstage(TaskId(5));
 }
 
 TEST(StagingThread, StagingThatCanNeverFitFails) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -13,9 +14,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "backend/host/host_memory_backend.hpp"
+#include "backend/host/host_platform.hpp"
 #include "comm/loopback_transport.hpp"
 #include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
@@ -228,6 +232,94 @@ TEST(Worker, AFailedKernelSkipsItsDependentsButFreesItsMemory) {
   EXPECT_FALSE(done.failures.at(TaskId(5)));
   EXPECT_EQ(host, std::vector<double>(16, -1));
   EXPECT_EQ(worker.memory_report().chunks, 0u);
+}
+
+// Fails slowly: long enough for the launches behind it to be queued on its device first.
+struct SlowFailure {
+  ArrayHandle<double, 1> a;
+  void operator()(int64_t i) const {
+    if (i != 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    throw std::runtime_error("slow failure");
+  }
+};
+// Counts its runs (at its first index).
+std::atomic<int> counted_runs{0};
+struct CountRuns {
+  ArrayHandle<double, 1> a;
+  void operator()(int64_t i) const {
+    if (i == 0) ++counted_runs;
+    a(i) += 1;
+  }
+};
+
+const KernelId kSlowFailure = kernel::KernelRegistry::add(kernel::native_kernel<SlowFailure, 1>(
+    "worker_test::SlowFailure", "global i => readwrite a[i]",
+    annotation::KernelSignature().add_array("a", DataType::kFloat64, 1),
+    {{0, offsetof(SlowFailure, a), 1}}));
+const KernelId kCountRuns = kernel::KernelRegistry::add(kernel::native_kernel<CountRuns, 1>(
+    "worker_test::CountRuns", "global i => readwrite a[i]",
+    annotation::KernelSignature().add_array("a", DataType::kFloat64, 1),
+    {{0, offsetof(CountRuns, a), 1}}));
+
+// On an emulated host device (one compute thread: launches in order), launches that wait for
+// a launch of the same device are issued behind it; when it fails they do not run, and are
+// reported skipped because of it. The launches after those run as usual.
+TEST(Worker, LaunchesIssuedBehindAFailedLaunchDoNotRun) {
+  Completions done;
+  comm::LoopbackTransport transport;
+  WorkerOptions o;
+  o.id = WorkerId(0);
+  o.devices = {DeviceId(0)};
+  o.memory.devices = {{DeviceId(0), 1 << 20}};
+  o.platform = std::make_shared<host::HostPlatform>();
+  Worker worker(o, transport, done.handler());
+  const Rect box(Point{0}, Point{8});
+  const WorkerId w(0);
+  auto launch = [&](uint64_t id, KernelId kernel, std::vector<uint64_t> deps) {
+    planner::ExecuteTask exec{LaunchId(id), kernel, box, DeviceId(0), {}, ChunkId()};
+    exec.bindings.push_back({0, ChunkId(1), box, planner::ChunkAccessMode::kReadWrite});
+    return task(id, w, exec, std::move(deps));
+  };
+  auto context = std::make_shared<FragmentContext>();
+  for (auto [id, kernel, name] : {std::tuple{3, kSlowFailure, "fails"},
+                                  {4, kCountRuns, "count"},
+                                  {5, kCountRuns, "count"},
+                                  {7, kCountRuns, "count"}}) {
+    auto data = std::make_shared<LaunchData>();
+    data->kernel = kernel;
+    data->name = name;
+    data->functor.resize(sizeof(CountRuns));
+    data->extents = {Point{8}};
+    data->arrays = kernel::KernelRegistry::get(kernel).description.arrays;
+    context->launches[LaunchId(static_cast<uint64_t>(id))] = data;
+  }
+  std::vector<double> host(8, -1);
+  context->host_buffers[7] = {host.data(), box, 8};
+  counted_runs = 0;
+  worker.submit(
+      {task(1, w, create(1, box, DeviceId(0)), {}),
+       task(2, w, planner::FillTask{ChunkId(1), box, bytes_of(1.5)}, {1}),
+       launch(3, kSlowFailure, {2}), launch(4, kCountRuns, {3}), launch(5, kCountRuns, {4}),
+       task(6, w, planner::HostReadTask{ChunkId(1), {7}, box, box, false, {}, {}}, {5})},
+      context);
+  ASSERT_TRUE(done.wait(6));
+  ASSERT_TRUE(done.failures.at(TaskId(3)));
+  EXPECT_EQ(done.failures.at(TaskId(3))->what, "slow failure");
+  for (uint64_t t : {4, 5, 6}) {
+    ASSERT_TRUE(done.failures.at(TaskId(t))) << t;
+    EXPECT_EQ(done.failures.at(TaskId(t))->caused_by, TaskId(3)) << t;
+  }
+  EXPECT_EQ(counted_runs, 0);
+  // The device goes on: a launch after the failed chain runs.
+  worker.submit({launch(7, kCountRuns, {5}),
+                 task(8, w, planner::HostReadTask{ChunkId(1), {7}, box, box, false, {}, {}}, {7}),
+                 task(9, w, planner::DeleteChunkTask{ChunkId(1), box}, {8})},
+                context);
+  ASSERT_TRUE(done.wait(9));
+  EXPECT_TRUE(done.failures.at(TaskId(7)));  // its dependency failed: skipped as well
+  EXPECT_EQ(counted_runs, 0);
+  EXPECT_FALSE(done.failures.at(TaskId(9)));
 }
 
 // Worker 0 fills a region and sends it; worker 1 receives it into its own chunk and reads it

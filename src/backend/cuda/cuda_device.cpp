@@ -708,6 +708,7 @@ void CudaDevice::launch(KernelRun run, Done done) {
         c->span.start = now();
         try {
           context_.make_current();
+          if (run.runs_behind_a_failure()) throw worker::SkippedBehindFailure();
           if (run.check)
             run_checked(run, *c);
           else
@@ -719,7 +720,15 @@ void CudaDevice::launch(KernelRun run, Done done) {
           // Blocks may be in use by transfers already issued: wait before releasing them.
           api_.cuStreamSynchronize(compute_);
           for (void* b : c->blocks) pinned_.release(b);
-          c->done(std::move(error), {c->span.start, now()});
+          // Reported by the compute waiter, after the launches issued before this one: a
+          // launch's end never overtakes theirs (the scheduler issues launches behind others).
+          Completion* raw = c.release();
+          compute_waiter_->execute(
+              [this, raw, error] {
+                std::unique_ptr<Completion> failed(raw);
+                failed->done(error, {failed->span.start, now()});
+              },
+              nullptr);
         }
       },
       nullptr);

@@ -49,6 +49,8 @@ class CudaDevice final : public worker::Device {
   bool checks_accesses(const kernel::KernelInfo& kernel) const override {
     return kernel.device.kind != kernel::DeviceCodeKind::kNone;
   }
+  /// Every launch goes to the one compute stream.
+  bool runs_launches_in_order() const override { return true; }
   void launch(worker::KernelRun run, Done done) override;
   void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
   void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;

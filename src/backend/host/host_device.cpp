@@ -48,6 +48,7 @@ void HostDevice::launch(worker::KernelRun run, Done done) {
   worker::run_timed(
       compute_,
       [r] {
+        if (r->runs_behind_a_failure()) throw worker::SkippedBehindFailure();
         if (r->partial) r->reduction.init(r->partial);
         if (r->check) r->check->before();
         // A violation first: what the kernel did after it may follow from the scratch element.

@@ -25,6 +25,8 @@ class HostDevice final : public worker::Device {
   bool checks_accesses(const kernel::KernelInfo& kernel) const override {
     return kernel.takes_checked_handles;
   }
+  /// With one compute thread, launches run in the order they are queued.
+  bool runs_launches_in_order() const override { return compute_threads_ == 1; }
   void launch(worker::KernelRun run, Done done) override;
   void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
   void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;
