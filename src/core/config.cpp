@@ -281,12 +281,16 @@ Config Config::load(int* argc, char** argv, const EnvLookup& env) {
   return c;
 }
 
-Config Config::load_from_process(int* argc, char** argv) {
-  return load(argc, argv, [](const std::string& name) -> std::optional<std::string> {
+Config::EnvLookup Config::process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
     const char* v = std::getenv(name.c_str());
     if (!v) return std::nullopt;
     return std::string(v);
-  });
+  };
+}
+
+Config Config::load_from_process(int* argc, char** argv) {
+  return load(argc, argv, process_environment());
 }
 
 const std::vector<std::string>& Config::keys() {

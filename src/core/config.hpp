@@ -70,6 +70,8 @@ struct Config {
   /// argv (argc updated) so the application never sees them. Throws Error(kConfig) naming the
   /// key, the value and where it came from when a key is unknown or a value is bad.
   static Config load(int* argc, char** argv, const EnvLookup& env);
+  /// The process's own environment (std::getenv), as an EnvLookup.
+  static EnvLookup process_environment();
   /// load() with the process environment.
   static Config load_from_process(int* argc, char** argv);
 

@@ -23,10 +23,19 @@ namespace lightning::driver {
 
 namespace {
 #if LIGHTNING_HAVE_CUDA
-// The GPUs the configuration selects; none means emulated host devices.
+// The GPUs the configuration selects (devices=auto: this process's share of the node's, by
+// its node rank); none means emulated host devices.
 std::vector<cuda::GpuInfo> selected_gpus(const Config& config) {
   if (config.devices.kind == DeviceSelection::Kind::kHost) return {};
-  return cuda::select_gpus(config.devices, cuda::discover_gpus());
+  return cuda::select_gpus(config.devices, cuda::discover_gpus(),
+                           node_rank_from(Config::process_environment()));
+}
+
+// How many processes of the node share each selected GPU: those devices=auto puts on one GPU
+// split its default pool; explicit selections are the user's (each process takes its pools).
+int processes_per_gpu(const Config& config, size_t node_gpus) {
+  if (config.devices.kind != DeviceSelection::Kind::kAuto) return 1;
+  return gpu_share(node_gpus, node_rank_from(Config::process_environment())).processes_per_gpu;
 }
 #endif
 }  // namespace
@@ -59,12 +68,11 @@ void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& 
   if (gpus.empty() || options.empty()) return;
   uint64_t smallest = gpus.front().total_memory;
   for (const auto& g : gpus) smallest = std::min(smallest, g.total_memory);
-  const uint64_t share = smallest / 10 * 8 / options.size();
-  const Config::EnvLookup env = [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    return v ? std::optional<std::string>(v) : std::nullopt;
-  };
-  auto images = std::make_shared<cuda::JitCache>(cuda::JitCache::directory_for(config, env));
+  const uint64_t share =
+      smallest / 10 * 8 / options.size() /
+      static_cast<uint64_t>(processes_per_gpu(config, cuda::discover_gpus().size()));
+  auto images = std::make_shared<cuda::JitCache>(
+      cuda::JitCache::directory_for(config, Config::process_environment()));
   for (worker::WorkerOptions& o : options) {
     std::vector<std::pair<DeviceId, cuda::GpuInfo>> devices;
     for (size_t i = 0; i < o.devices.size(); ++i) devices.push_back({o.devices[i], gpus.at(i)});

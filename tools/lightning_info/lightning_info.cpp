@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/config.hpp"
+#include "core/node_rank.hpp"
 #include "core/size_text.hpp"
 #include "lightning_kokkos/build_config.hpp"
 #include "lightning_kokkos/version.hpp"
@@ -23,6 +24,8 @@ namespace {
 
 using lightning::Config;
 using lightning::DeviceSelection;
+using lightning::node_rank_from;
+using lightning::NodeRank;
 
 void print_gpus(const Config& config) {
 #if LIGHTNING_HAVE_CUDA
@@ -57,7 +60,11 @@ void print_gpus(const Config& config) {
       std::printf("  peer access cuda:%d -> cuda:%d: %s\n", a.ordinal, b.ordinal,
                   can ? "yes" : "no (copies staged through host memory)");
     }
-  const auto picked = select_gpus(config.devices, gpus);
+  const NodeRank node = node_rank_from(Config::process_environment());
+  if (node.local_size > 1)
+    std::printf("Node rank: %d of %d (devices=auto takes this process's share of the GPUs)\n",
+                node.local_rank, node.local_size);
+  const auto picked = select_gpus(config.devices, gpus, node);
   if (!picked.empty()) {
     std::printf("Devices (devices = %s): %zu GPU(s):", config.devices.to_string().c_str(),
                 picked.size());

@@ -204,6 +204,22 @@ TEST(SelectGpus, PicksOrdinalsInTheGivenOrder) {
   EXPECT_TRUE(select_gpus(parse("auto"), {}).empty());
 }
 
+// devices=auto under mpirun: each process of a node takes its share of the node's GPUs by
+// its node rank; explicit selections are left as they are.
+TEST(SelectGpus, AutoTakesThisProcesssShareByNodeRank) {
+  auto names = [](const std::vector<GpuInfo>& gpus) {
+    std::string s;
+    for (const GpuInfo& g : gpus) s += g.name + ";";
+    return s;
+  };
+  EXPECT_EQ(names(select_gpus(parse("auto"), two_gpus(), {0, 2})), "GPU A;");
+  EXPECT_EQ(names(select_gpus(parse("auto"), two_gpus(), {1, 2})), "GPU B;");
+  EXPECT_EQ(names(select_gpus(parse("auto"), two_gpus(), {2, 3})), "GPU A;");
+  EXPECT_EQ(names(select_gpus(parse("auto"), two_gpus(), {0, 1})), "GPU A;GPU B;");
+  EXPECT_EQ(names(select_gpus(parse("cuda"), two_gpus(), {1, 2})), "GPU A;GPU B;");
+  EXPECT_EQ(names(select_gpus(parse("cuda:0"), two_gpus(), {1, 2})), "GPU A;");
+}
+
 TEST(SelectGpus, AMissingOrdinalIsAConfigErrorSayingWhatExists) {
   try {
     select_gpus(parse("cuda:0,2"), two_gpus());

@@ -40,14 +40,17 @@ std::vector<GpuInfo> discover_gpus() {
   return gpus;
 }
 
-std::vector<GpuInfo> select_gpus(const DeviceSelection& selection,
-                                 const std::vector<GpuInfo>& gpus) {
+std::vector<GpuInfo> select_gpus(const DeviceSelection& selection, const std::vector<GpuInfo>& gpus,
+                                 NodeRank node) {
   const std::string what = "devices '" + selection.to_string() + "'";
   switch (selection.kind) {
     case DeviceSelection::Kind::kHost:
       return {};
-    case DeviceSelection::Kind::kAuto:
-      return gpus;
+    case DeviceSelection::Kind::kAuto: {
+      std::vector<GpuInfo> mine;
+      for (size_t g : gpu_share(gpus.size(), node).gpus) mine.push_back(gpus[g]);
+      return mine;
+    }
     case DeviceSelection::Kind::kCuda:
       break;
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/node_rank.hpp"
 
 namespace lightning::cuda {
 
@@ -29,10 +30,11 @@ std::vector<GpuInfo> discover_gpus();
 
 /// The GPUs `selection` names, in its order: for `cuda`, every GPU (an error when there is
 /// none); for `cuda:0,2`, those ordinals (an error naming the ordinal when one does not
-/// exist); for `auto`, every GPU (possibly none); for `host:N`, none. Errors are
+/// exist); for `auto`, this process's share of them by its rank on the node (gpu_share;
+/// every GPU for a process alone, possibly none); for `host:N`, none. Errors are
 /// Error(kConfig) naming the selection and what the machine has.
-std::vector<GpuInfo> select_gpus(const DeviceSelection& selection,
-                                 const std::vector<GpuInfo>& gpus);
+std::vector<GpuInfo> select_gpus(const DeviceSelection& selection, const std::vector<GpuInfo>& gpus,
+                                 NodeRank node = {});
 
 /// One line per GPU: "cuda:0 NVIDIA H200, 139.8 GiB, compute capability 9.0, 132 SMs".
 std::string describe(const std::vector<GpuInfo>& gpus);
