@@ -6,10 +6,17 @@
 // an 8-byte copy back). The median of R runs of L launches each, after one warm-up; per
 // launch in microseconds. Prints one JSON object. (Issue: small-launch latency.)
 //
-//   launch_latency_benchmark [--size=N] [--launches=L] [--repeats=R] [--native-gpu]
-//                            [--lightning-devices=...]
+// Also: the program thread's own time for the saxpy calls (before the fence), and a chain of
+// independent saxpy launches (over 8 arrays in turn). With --superblocks=S the lightning
+// arrays are cut into S chunks per device, so each launch is S superblocks per device.
+//
+//   launch_latency_benchmark [--size=N] [--launches=L] [--repeats=R] [--superblocks=S]
+//                            [--native-gpu] [--lightning-devices=...]
 #include <CLI/CLI.hpp>
+
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -28,25 +35,48 @@ using perf_kernels::Dot;
 using perf_kernels::Saxpy;
 namespace perf = lightning::perf;
 
-/// Microseconds per launch of the saxpy chain and of the returning dots on `Exec`.
+/// Microseconds per launch of each chain on one execution space.
+struct Chains {
+  double saxpy = 0;        ///< dependent saxpy launches on one array, one fence at the end
+  double saxpy_issue = 0;  ///< of which the calls themselves (the program's thread)
+  double independent = 0;  ///< saxpy launches over kIndependent arrays in turn, one fence
+  double dot = 0;          ///< dot products, each returning its value
+};
+
+/// Arrays the independent chain cycles through: consecutive launches share no data.
+constexpr int kIndependent = 8;
+
+/// The chains on `Exec`, each the median of `repeats` runs of `launches` launches.
 template <class Exec, class V, class Make>
-std::pair<double, double> chains(int64_t n, int launches, int repeats, Make make, const Exec& space,
-                                 double& value) {
+Chains chains(int64_t n, int launches, int repeats, Make make, const Exec& space, double& value) {
   V x = make("x"), y = make("y");
+  std::vector<V> ys;
+  for (int k = 0; k < kIndependent; ++k) ys.push_back(make("y_k"));
   Kokkos::deep_copy(x, 1.0f);
   Kokkos::deep_copy(y, 0.0f);
+  for (V& v : ys) Kokkos::deep_copy(v, 0.0f);
   using CV = typename V::const_type;
-  const double saxpy = perf::timed(repeats, [&] {
-    for (int l = 0; l < launches; ++l)
-      Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(space, 0, n),
-                           Saxpy<CV, V>{x, y, 0.5f});
+  const Kokkos::RangePolicy<Exec> all(space, 0, n);
+  Chains c;
+  std::vector<double> issue;
+  c.saxpy = perf::timed(repeats, [&] {
+    const auto start = std::chrono::steady_clock::now();
+    for (int l = 0; l < launches; ++l) Kokkos::parallel_for("saxpy", all, Saxpy<CV, V>{x, y, 0.5f});
+    issue.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     Kokkos::fence();
   });
-  const double dot = perf::timed(repeats, [&] {
+  c.saxpy_issue = perf::median(issue);
+  c.independent = perf::timed(repeats, [&] {
     for (int l = 0; l < launches; ++l)
-      Kokkos::parallel_reduce("dot", Kokkos::RangePolicy<Exec>(space, 0, n), Dot<CV>{x, y}, value);
+      Kokkos::parallel_for("saxpy_k", all, Saxpy<CV, V>{x, ys[l % kIndependent], 0.5f});
+    Kokkos::fence();
   });
-  return {saxpy * 1e6 / launches, dot * 1e6 / launches};
+  c.dot = perf::timed(repeats, [&] {
+    for (int l = 0; l < launches; ++l) Kokkos::parallel_reduce("dot", all, Dot<CV>{x, y}, value);
+  });
+  for (double* t : {&c.saxpy, &c.saxpy_issue, &c.independent, &c.dot}) *t *= 1e6 / launches;
+  return c;
 }
 
 #if LIGHTNING_HAVE_CUDA
@@ -121,11 +151,14 @@ int main(int argc, char* argv[]) {
   lightning::ScopeGuard lightning(argc, argv);
   int64_t n = 4096;
   int launches = 2000, repeats = 5;
+  int superblocks = 1;
   bool native_gpu = false;
   CLI::App app("Small-launch latency: lightning against the Kokkos host space and native CUDA.");
   app.add_option("--size", n, "elements")->check(CLI::Range(int64_t{1}, int64_t{1} << 32));
   app.add_option("--launches", launches, "launches per run")->check(CLI::Range(1, 1000000));
   app.add_option("--repeats", repeats, "runs (the median is kept)")->check(CLI::Range(1, 1000));
+  app.add_option("--superblocks", superblocks, "lightning chunks (superblocks) per device")
+      ->check(CLI::Range(1, 4096));
   app.add_flag("--native-gpu", native_gpu, "also the native CUDA chain on GPU 0");
   CLI11_PARSE(app, argc, argv);
 
@@ -136,18 +169,27 @@ int main(int argc, char* argv[]) {
   const auto host = bench::chains<Host, HostView>(
       n, launches, repeats, [&](const char* label) { return HostView(std::string(label), n); },
       Host(), host_value);
+  const int64_t parts = int64_t{superblocks} * lightning::Distributed::concurrency();
+  const int64_t chunk = std::max<int64_t>(1, (n + parts - 1) / parts);
   const auto dist = bench::chains<lightning::Distributed, Dist>(
-      n, launches, repeats, [&](const char* label) { return Dist(std::string(label), n); },
+      n, launches, repeats,
+      [&](const char* label) {
+        return lightning::allocate<Dist>(std::string(label), lightning::dist::block(chunk), n);
+      },
       lightning::Distributed(), dist_value);
   std::printf(
       "{\"benchmark\": \"launch_latency\", \"elements\": %lld, \"launches\": %d, "
-      "\"repeats\": %d, \"devices\": %d, \"host_space\": \"%s\", "
-      "\"saxpy_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
+      "\"repeats\": %d, \"devices\": %d, \"superblocks_per_device\": %d, "
+      "\"host_space\": \"%s\", "
+      "\"saxpy_us\": {\"lightning\": %.2f, \"lightning_issue\": %.2f, \"host_space\": %.2f, "
+      "\"ratio\": %.2f}, "
+      "\"independent_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
       "\"dot_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
       "\"same_value\": %s",
       static_cast<long long>(n), launches, repeats, lightning::Distributed::concurrency(),
-      Host::name(), dist.first, host.first, dist.first / host.first, dist.second, host.second,
-      dist.second / host.second, host_value == dist_value ? "true" : "false");
+      superblocks, Host::name(), dist.saxpy, dist.saxpy_issue, host.saxpy, dist.saxpy / host.saxpy,
+      dist.independent, host.independent, dist.independent / host.independent, dist.dot, host.dot,
+      dist.dot / host.dot, host_value == dist_value ? "true" : "false");
 #if LIGHTNING_HAVE_CUDA
   if (native_gpu &&
       (!lightning::cuda::DriverApi::available() || lightning::cuda::discover_gpus().empty())) {
@@ -159,7 +201,7 @@ int main(int argc, char* argv[]) {
         "\"dot_with_read\": %.2f, \"dot_value\": %.1f}, "
         "\"lightning_vs_native\": {\"saxpy\": %.2f, \"dot\": %.2f}",
         c.saxpy_one_sync_us, c.saxpy_sync_each_us, c.dot_us, c.value,
-        dist.first / c.saxpy_one_sync_us, dist.second / c.dot_us);
+        dist.saxpy / c.saxpy_one_sync_us, dist.dot / c.dot_us);
   }
 #else
   if (native_gpu) std::fprintf(stderr, "--native-gpu: this build has no CUDA backend\n");

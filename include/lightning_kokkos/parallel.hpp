@@ -347,22 +347,21 @@ void reduce_functor(const F& f, const Policy& policy, void* result, std::size_t 
                     "MinMax, MinMaxLoc, ...) or the functor's own init and join");
       target.reduction = Members::reduction(f);
       if constexpr (Members::is_array) {
-        if (target.reduction.value_size == 0) {
+        // What the errors call the launch: its Kokkos label, else the functor's type.
+        auto launch_name = [] {
           const std::string label = program_label<F>(dispatch_label());
+          return "parallel_reduce '" + (label.empty() ? kernel_name(typeid(F), nullptr) : label) +
+                 "'";
+        };
+        if (target.reduction.value_size == 0)
           throw Error(ErrorKind::kInvalidArgument,
-                      "parallel_reduce '" +
-                          (label.empty() ? kernel_name(typeid(F), nullptr) : label) +
-                          "': an array reduction (value_type T[]) with value_count 0");
-        }
+                      launch_name() + ": an array reduction (value_type T[]) with value_count 0");
         // Kokkos writes value_count elements wherever the result points; a shorter result
         // View would be overrun silently.
         if (target.reduction.value_size > result_bytes) {
-          const std::string label = program_label<F>(dispatch_label());
           const std::size_t element = sizeof(typename Members::Element);
           throw Error(ErrorKind::kInvalidArgument,
-                      "parallel_reduce '" +
-                          (label.empty() ? kernel_name(typeid(F), nullptr) : label) +
-                          "': an array reduction of value_count " +
+                      launch_name() + ": an array reduction of value_count " +
                           std::to_string(target.reduction.value_size / element) +
                           " into a result of " + std::to_string(result_bytes / element) +
                           " elements: the result View needs value_count elements");
