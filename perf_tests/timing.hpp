@@ -14,16 +14,23 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// Median seconds of `repeats` runs of `run` after one warm-up.
-inline double timed(int repeats, const std::function<void()>& run) {
-  run();
+/// Seconds of each of `repeats` runs of `run`, after one untimed warm-up run unless
+/// `warm_up` is false.
+inline std::vector<double> run_times(int repeats, const std::function<void()>& run,
+                                     bool warm_up = true) {
+  if (warm_up) run();
   std::vector<double> t;
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
     run();
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  return median(t);
+  return t;
+}
+
+/// Median seconds of `repeats` runs of `run` after one warm-up.
+inline double timed(int repeats, const std::function<void()>& run) {
+  return median(run_times(repeats, run));
 }
 
 }  // namespace lightning::perf
