@@ -12,6 +12,10 @@
 
 namespace lightning {
 
+/// How long a runtime thread out of work keeps looking for more, yielding its core, before it
+/// goes to sleep (MessageQueue, the worker's thread pools).
+inline constexpr std::chrono::microseconds kSpinBeforeSleep{50};
+
 /// Messages for one consumer thread. push() never blocks; pop() waits for a message.
 template <class T>
 class MessageQueue {
@@ -26,20 +30,21 @@ class MessageQueue {
   }
 
   T pop() {
-    // Messages of a chain of small tasks follow one another within microseconds: waiting
-    // for the next one a little while, yielding the core, costs less than going to sleep and
-    // being woken (two system calls and a reschedule on each side).
-    if (size_.load(std::memory_order_acquire) == 0) {
-      const auto until = std::chrono::steady_clock::now() + kSpin;
-      while (size_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
-        std::this_thread::yield();
-    }
-    std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return !queue_.empty(); });
+    std::unique_lock<std::mutex> lock = wait_for_message();
     T message = std::move(queue_.front());
     queue_.pop_front();
     size_.store(queue_.size(), std::memory_order_release);
     return message;
+  }
+
+  /// Waits as pop() does, then takes every message queued, oldest first: one lock for a
+  /// burst of messages rather than one each.
+  std::deque<T> pop_all() {
+    std::unique_lock<std::mutex> lock = wait_for_message();
+    std::deque<T> messages;
+    messages.swap(queue_);
+    size_.store(0, std::memory_order_release);
+    return messages;
   }
 
   std::optional<T> try_pop() {
@@ -52,7 +57,21 @@ class MessageQueue {
   }
 
  private:
-  static constexpr std::chrono::microseconds kSpin{50};
+  // Returns holding the lock, with a message queued.
+  std::unique_lock<std::mutex> wait_for_message() {
+    // Messages of a chain of small tasks follow one another within microseconds: waiting
+    // for the next one a little while, yielding the core, costs less than going to sleep and
+    // being woken (two system calls and a reschedule on each side).
+    if (size_.load(std::memory_order_acquire) == 0) {
+      const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+      while (size_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
+        std::this_thread::yield();
+    }
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return !queue_.empty(); });
+    return lock;
+  }
+
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<T> queue_;

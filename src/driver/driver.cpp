@@ -44,8 +44,8 @@ void Driver::on_lost(const std::string& reason) {
   completed_.notify_all();
 }
 
-void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& context) {
-  auto shared = std::make_shared<const worker::FragmentContext>(context);
+std::vector<TaskId> Driver::submit(planner::Plan plan, worker::FragmentContext context) {
+  auto shared = std::make_shared<const worker::FragmentContext>(std::move(context));
   {
     std::lock_guard<std::mutex> lock(mutex_);
     outstanding_ += plan.task_count();
@@ -53,25 +53,35 @@ void Driver::submit(const planner::Plan& plan, const worker::FragmentContext& co
   }
   for (size_t w = 0; w < plan.fragments.size(); ++w)
     if (!plan.fragments[w].empty())
-      workers_->submit(WorkerId(static_cast<uint64_t>(w)), plan.fragments[w], shared);
+      workers_->submit(WorkerId(static_cast<uint64_t>(w)), std::move(plan.fragments[w]), shared);
+  return std::move(plan.completion);
 }
 
 void Driver::on_completed(TaskId task, std::optional<planner::TaskFailure> failure) {
+  bool awaited = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    waiting_.erase(task);
+    awaited = waiting_.erase(task) != 0 && awaited_.count(task) != 0;
     if (task.valid()) --outstanding_;
     if (failure) failures_.push_back(std::move(*failure));
   }
-  completed_.notify_all();
+  if (awaited) completed_.notify_all();
 }
 
 void Driver::wait_for(const std::vector<TaskId>& tasks) {
   std::unique_lock<std::mutex> lock(mutex_);
+  std::vector<TaskId> marked;
+  for (TaskId t : tasks)
+    if (waiting_.count(t) != 0) {
+      ++awaited_[t];
+      marked.push_back(t);
+    }
   completed_.wait(lock, [&] {
     return !lost_.empty() ||
            std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
   });
+  for (TaskId t : marked)
+    if (--awaited_[t] == 0) awaited_.erase(t);
   if (!lost_.empty()) throw Error(ErrorKind::kCommunication, lost_);
 }
 
@@ -199,15 +209,15 @@ ArrayId Driver::create_array(const std::string& name, DataType type, const Point
                              const DataDistribution& distribution, bool axes_reversed) {
   auto [id, plan] = planner_.create_array({name, type, extent, distribution});
   arrays_[id] = {name, type, extent, axes_reversed};
-  submit(plan, {});
+  submit(std::move(plan), {});
   return id;
 }
 
 void Driver::delete_array(ArrayId array) {
-  const planner::Plan plan = planner_.delete_array(array);
+  planner::Plan plan = planner_.delete_array(array);
   arrays_.erase(array);
   poisoned_.erase(array);
-  submit(plan, {});
+  submit(std::move(plan), {});
 }
 
 void Driver::fill(ArrayId array, const Rect& region, const void* value) {
@@ -219,23 +229,21 @@ void Driver::fill(ArrayId array, const Rect& region, const void* value) {
 
 void Driver::write(ArrayId array, const Rect& region, const void* host) {
   const planner::HostBufferId buffer = next_buffer();
-  const planner::Plan plan = planner_.write_from_host(array, region, buffer);
+  planner::Plan plan = planner_.write_from_host(array, region, buffer);
   worker::FragmentContext context;
   context.host_buffers[buffer.value] = {const_cast<void*>(host), region,
                                         planner_.array(array).element_size()};
-  submit(plan, context);
-  wait_for(plan.completion);
+  wait_for(submit(std::move(plan), std::move(context)));
   overwritten(array, region);
 }
 
 void Driver::read(ArrayId array, const Rect& region, void* host) {
   refuse_if_poisoned(array, region, "reading it");
   const planner::HostBufferId buffer = next_buffer();
-  const planner::Plan plan = planner_.read_to_host(array, region, buffer);
+  planner::Plan plan = planner_.read_to_host(array, region, buffer);
   worker::FragmentContext context;
   context.host_buffers[buffer.value] = {host, region, planner_.array(array).element_size()};
-  submit(plan, context);
-  wait_for_value(plan.completion);
+  wait_for_value(submit(std::move(plan), std::move(context)));
 }
 
 void Driver::launch(const Launch& l) {
@@ -252,13 +260,14 @@ void Driver::launch(const Launch& l) {
   const bool returns_value = info.reduces() || (info.scans() && l.result);
   const planner::HostBufferId result = returns_value ? next_buffer() : planner::HostBufferId{};
   DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
-  for (const annotation::BoundArray& b : bound.arrays())  // before any submission, too
-    if (b.mode != annotation::AccessMode::kWrite) {
-      const ArrayId array = l.arrays.at(static_cast<size_t>(b.param));
-      refuse_if_poisoned(array, Rect::from_extent(planner_.array(array).extent),
-                         "kernel '" + info.name + "' reads it");
-    }
-  const planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission
+  if (!poisoned_.empty())  // before any submission, too
+    for (const annotation::BoundArray& b : bound.arrays())
+      if (b.mode != annotation::AccessMode::kWrite) {
+        const ArrayId array = l.arrays.at(static_cast<size_t>(b.param));
+        refuse_if_poisoned(array, Rect::from_extent(planner_.array(array).extent),
+                           "kernel '" + info.name + "' reads it");
+      }
+  planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission
   if (config_.check_access) remember_names(plan.request, l, described, bound);
   record_runs(plan, l);
   worker::FragmentContext context;
@@ -267,8 +276,8 @@ void Driver::launch(const Launch& l) {
     decoded.data->reduction.init(l.result);
     context.host_buffers[result.value] = {l.result, Rect(), decoded.data->reduction.value_size};
   }
-  submit(plan, context);
-  if (returns_value) wait_for_value(plan.completion);
+  const std::vector<TaskId> completion = submit(std::move(plan), std::move(context));
+  if (returns_value) wait_for_value(completion);
 }
 
 std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
@@ -276,11 +285,10 @@ std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
 }
 
 void Driver::fence() {
-  const planner::Plan plan = planner_.fence();
-  submit(plan, {});
-  wait_for(plan.completion);
+  const std::vector<TaskId> completion = submit(planner_.fence(), {});
+  wait_for(completion);
   TaskId last;
-  for (TaskId t : plan.completion)
+  for (TaskId t : completion)
     if (!last.valid() || last < t) last = t;
   if (last.valid()) planner_.retire_before(TaskId(last.value() + 1));
   throw_pending_error();

@@ -89,7 +89,9 @@ class Driver final {
   };
 
   void on_lost(const std::string& reason);
-  void submit(const planner::Plan& plan, const worker::FragmentContext& context);
+  /// Hands each fragment of `plan` to its worker, with `context`; returns the plan's
+  /// completion tasks (what a wait_for waits for).
+  std::vector<TaskId> submit(planner::Plan plan, worker::FragmentContext context);
   void wait_for(const std::vector<TaskId>& tasks);
   /// Waits for the tasks that deliver a value the program waits for (a reduction's, a read's)
   /// and reports failures; after a failure it first waits for everything, as a fence.
@@ -131,7 +133,10 @@ class Driver final {
   // Completions from the workers' threads.
   std::mutex mutex_;
   std::condition_variable completed_;
-  std::unordered_set<TaskId> waiting_;          // tasks someone waits for, not yet completed
+  std::unordered_set<TaskId> waiting_;  // tasks someone waits for, not yet completed
+  // Those a wait_for call is blocked on, with how many calls: only their ends wake it (a
+  // fence behind a chain of launches would otherwise wake at every launch's end).
+  std::unordered_map<TaskId, int> awaited_;
   std::vector<planner::TaskFailure> failures_;  // not yet reported, in arrival order
   std::string lost_;                            // why a rank was lost: the run cannot go on
   uint64_t outstanding_ = 0;                    // tasks submitted, not yet completed

@@ -45,9 +45,10 @@ void Scheduler::ready_successors_behind(const Node& n) {
   }
 }
 
-void Scheduler::submit(const std::vector<Task>& tasks) {
-  for (const Task& t : tasks) {
-    Node n{t, State::kWaiting, 0, {}, {}, {}, 0};
+void Scheduler::submit(std::vector<Task> tasks) {
+  for (Task& task : tasks) {
+    Node n{std::move(task), State::kWaiting, 0, {}, {}, {}, 0};
+    const Task& t = n.task;
     if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind)) chunks_.add(*c);
     // Budget: an Execute counts on its device, other tasks on their first chunk's home.
     if (const auto* e = std::get_if<planner::ExecuteTask>(&t.kind)) n.device = e->device;
@@ -77,9 +78,9 @@ void Scheduler::submit(const std::vector<Task>& tasks) {
         ++n.waiting_for;
       }
     }
-    auto [it, inserted] = nodes_.emplace(t.id, std::move(n));
-    if (!inserted)
-      throw Error(ErrorKind::kInternal, "task " + t.id.to_string() + " submitted twice");
+    const TaskId id = t.id;
+    auto [it, inserted] = nodes_.emplace(id, std::move(n));
+    if (!inserted) throw Error(ErrorKind::kInternal, "task " + id.to_string() + " submitted twice");
     if (it->second.waiting_for == 0 || issuable_behind(it->second)) make_ready(it->second);
   }
   pump();

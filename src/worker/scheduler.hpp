@@ -65,7 +65,7 @@ class Scheduler {
   /// Adds a fragment (tasks in a topological order; dependencies on tasks this scheduler
   /// never saw, or saw finish successfully, count as done; on tasks that failed, make the
   /// task fail too).
-  void submit(const std::vector<planner::Task>& tasks);
+  void submit(std::vector<planner::Task> tasks);
   void on_staged(TaskId task);
   /// A launch staged behind others was not: its chunks were not in place. It waits for its
   /// dependencies like any task.

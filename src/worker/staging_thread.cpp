@@ -90,48 +90,49 @@ void StagingThread::loop() {
     replies_.done(task, std::move(failure));
   };
   for (;;) {
-    Op op = ops_.pop();
-    if (std::holds_alternative<StopOp>(op)) return;
-    std::visit(Overloaded{
-                   [&](StageOp& s) {
-                     if (!try_stage(s)) waiting_.emplace(s.task, std::move(s));
-                   },
-                   [&](StageInPlaceOp& s) {
-                     std::vector<uint64_t> behind;
-                     for (TaskId b : s.behind) behind.push_back(b.value());
-                     bool staged = false;
-                     try {
-                       staged = memory_->stage_in_place(s.task.value(), s.requests, behind);
-                     } catch (const std::exception& e) {
-                       return replies_.stage_failed(s.task, planner::failure_of(e));
-                     }
-                     if (!staged) return replies_.not_in_place(s.task);
-                     replies_.staged(s.task, pointers_of(s.requests));
-                   },
-                   [&](UnstageOp& u) {
-                     memory_->unstage(u.task.value());
-                     retry_waiting();
-                   },
-                   [&](CreateOp& c) {
-                     answer(c.task, [&] { memory_->create_chunk(c.chunk, c.bytes, c.phase); });
-                   },
-                   [&](DeleteOp& d) {
-                     answer(d.task, [&] { memory_->delete_chunk(d.chunk); });
-                     retry_waiting();
-                   },
-                   [&](ReportOp& r) {
-                     MemoryReport report;
-                     for (DeviceId d : devices_)
-                       report.device_bytes += memory_->bytes_used(MemorySpace::of_device(d));
-                     report.host_bytes = memory_->bytes_used(MemorySpace::host());
-                     report.spill_files = memory_->spill_file_count();
-                     report.chunks = memory_->chunk_count();
-                     report.counters = memory_->counters();
-                     r.reply(std::move(report));
-                   },
-                   [&](StopOp&) {},
-               },
-               op);
+    for (Op& op : ops_.pop_all()) {
+      if (std::holds_alternative<StopOp>(op)) return;
+      std::visit(Overloaded{
+                     [&](StageOp& s) {
+                       if (!try_stage(s)) waiting_.emplace(s.task, std::move(s));
+                     },
+                     [&](StageInPlaceOp& s) {
+                       std::vector<uint64_t> behind;
+                       for (TaskId b : s.behind) behind.push_back(b.value());
+                       bool staged = false;
+                       try {
+                         staged = memory_->stage_in_place(s.task.value(), s.requests, behind);
+                       } catch (const std::exception& e) {
+                         return replies_.stage_failed(s.task, planner::failure_of(e));
+                       }
+                       if (!staged) return replies_.not_in_place(s.task);
+                       replies_.staged(s.task, pointers_of(s.requests));
+                     },
+                     [&](UnstageOp& u) {
+                       memory_->unstage(u.task.value());
+                       retry_waiting();
+                     },
+                     [&](CreateOp& c) {
+                       answer(c.task, [&] { memory_->create_chunk(c.chunk, c.bytes, c.phase); });
+                     },
+                     [&](DeleteOp& d) {
+                       answer(d.task, [&] { memory_->delete_chunk(d.chunk); });
+                       retry_waiting();
+                     },
+                     [&](ReportOp& r) {
+                       MemoryReport report;
+                       for (DeviceId d : devices_)
+                         report.device_bytes += memory_->bytes_used(MemorySpace::of_device(d));
+                       report.host_bytes = memory_->bytes_used(MemorySpace::host());
+                       report.spill_files = memory_->spill_file_count();
+                       report.chunks = memory_->chunk_count();
+                       report.counters = memory_->counters();
+                       r.reply(std::move(report));
+                     },
+                     [&](StopOp&) {},
+                 },
+                 op);
+    }
   }
 }
 

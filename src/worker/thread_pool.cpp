@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/message_queue.hpp"
 
 namespace lightning::worker {
 namespace {
@@ -54,6 +55,7 @@ void ThreadPool::submit(std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(job));
+    queued_.store(queue_.size(), std::memory_order_release);
   }
   wake_.notify_one();
 }
@@ -63,12 +65,18 @@ void ThreadPool::run(int index) {
   pthread_setname_np(pthread_self(), os_name.c_str());
   for (;;) {
     std::function<void()> job;
+    // As MessageQueue::pop: the next job of a chain of small ones comes within microseconds;
+    // waiting for it a little, yielding the core, spares both sides a sleep and a wake-up.
+    const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+    while (queued_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left to do
       job = std::move(queue_.front());
       queue_.pop_front();
+      queued_.store(queue_.size(), std::memory_order_release);
     }
     try {
       job();

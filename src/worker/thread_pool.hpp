@@ -1,6 +1,7 @@
 // A named pool of worker threads owned by one object: no global state.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -47,6 +48,7 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;
+  std::atomic<size_t> queued_{0};  // queue_.size(), read without the lock while spinning
   bool stopping_ = false;
   std::vector<std::thread> threads_;  // last: started once everything above exists
 };

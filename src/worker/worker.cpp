@@ -153,43 +153,47 @@ void Worker::submit(std::vector<Task> tasks, std::shared_ptr<const FragmentConte
 // ---- scheduler thread ----
 
 void Worker::scheduler_loop() {
-  for (;;) {
-    Event event = events_.pop();
-    if (std::holds_alternative<StopEvent>(event)) return;
-    try {
-      std::visit(
-          Overloaded{
-              [&](SubmitEvent& e) { handle(e); },
-              [&](StagedEvent& e) {
-                staged_[e.task] = std::move(e.pointers);
-                scheduler_->on_staged(e.task);
-              },
-              [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
-              [&](NotInPlaceEvent& e) { scheduler_->on_not_in_place(e.task); },
-              [&](RanEvent& e) { scheduler_->on_ran(e.task, std::move(e.failure)); },
-              [&](ReceivedEvent& e) { exchange_->received(e.task, std::move(e.payload), e.error); },
-              [&](ArrivedEvent& e) {
-                const uint64_t tag = e.message.tag;
-                const TaskId failed = e.message.failed_task;
-                exchange_->arrived(std::move(e.message));
-                scheduler_->on_message(tag, failed);
-              },
-              [&](StopEvent&) {},
-          },
-          event);
-    } catch (const std::exception& e) {
-      // A broken invariant of the worker itself: report it rather than die silently.
-      planner::TaskFailure f = planner::failure_of(e);
-      f.worker = options_.id;
-      f.error = ErrorKind::kInternal;
-      on_completed_(options_.id, TaskId(), f);
-    }
+  for (;;)
+    for (Event& event : events_.pop_all())
+      if (!handle_event(event)) return;
+}
+
+bool Worker::handle_event(Event& event) {
+  if (std::holds_alternative<StopEvent>(event)) return false;
+  try {
+    std::visit(
+        Overloaded{
+            [&](SubmitEvent& e) { handle(e); },
+            [&](StagedEvent& e) {
+              staged_[e.task] = std::move(e.pointers);
+              scheduler_->on_staged(e.task);
+            },
+            [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
+            [&](NotInPlaceEvent& e) { scheduler_->on_not_in_place(e.task); },
+            [&](RanEvent& e) { scheduler_->on_ran(e.task, std::move(e.failure)); },
+            [&](ReceivedEvent& e) { exchange_->received(e.task, std::move(e.payload), e.error); },
+            [&](ArrivedEvent& e) {
+              const uint64_t tag = e.message.tag;
+              const TaskId failed = e.message.failed_task;
+              exchange_->arrived(std::move(e.message));
+              scheduler_->on_message(tag, failed);
+            },
+            [&](StopEvent&) {},
+        },
+        event);
+  } catch (const std::exception& e) {
+    // A broken invariant of the worker itself: report it rather than die silently.
+    planner::TaskFailure f = planner::failure_of(e);
+    f.worker = options_.id;
+    f.error = ErrorKind::kInternal;
+    on_completed_(options_.id, TaskId(), f);
   }
+  return true;
 }
 
 void Worker::handle(SubmitEvent& e) {
   for (const Task& t : e.tasks) contexts_[t.id] = e.context;
-  scheduler_->submit(e.tasks);
+  scheduler_->submit(std::move(e.tasks));
 }
 
 DeviceId Worker::home_of(ChunkId chunk) const {

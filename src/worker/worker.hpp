@@ -110,6 +110,8 @@ class Worker {
   class ExchangePort;
 
   void scheduler_loop();
+  /// Handles one event on the scheduler thread; false for StopEvent.
+  bool handle_event(Event& event);
   void handle(SubmitEvent& e);
   void run_task(const planner::Task& task);
   /// Stages the task's chunks; behind the tasks `behind` (in place only) when not empty.
