@@ -37,7 +37,7 @@ StackRange this_thread_stack() {
 
 }  // namespace
 
-void check_closure(const std::string& what, const void* closure, std::size_t size,
+void check_closure(const std::function<std::string()>& what, const void* closure, std::size_t size,
                    const std::vector<std::pair<std::size_t, std::size_t>>& listed,
                    const KokkosToolHooks* hooks) {
   const auto* bytes = static_cast<const unsigned char*>(closure);
@@ -55,7 +55,7 @@ void check_closure(const std::string& what, const void* closure, std::size_t siz
     if (word == 0) continue;
     if (word >= stack.low && word < stack.high)
       throw Error(ErrorKind::kInvalidArgument,
-                  what + ": byte " + std::to_string(at) +
+                  what() + ": byte " + std::to_string(at) +
                       " of its closure holds an address on this thread's stack: it captures a "
                       "variable by reference ([&] or [&x]), a pointer to a local variable, or "
                       "`this` of an object on the stack. The runtime copies a kernel's bytes to "
@@ -64,7 +64,7 @@ void check_closure(const std::string& what, const void* closure, std::size_t siz
     if (!hooks) continue;
     if (auto label = hooks->allocation_holding(word))
       throw Error(ErrorKind::kInvalidArgument,
-                  what + ": byte " + std::to_string(at) +
+                  what() + ": byte " + std::to_string(at) +
                       " of its closure holds an address inside Kokkos::View '" + *label +
                       "' (a captured plain Kokkos::View, or a pointer into one). Its memory "
                       "exists only in this process, on the host: make it a lightning::View "

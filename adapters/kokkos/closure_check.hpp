@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,12 +15,13 @@ class KokkosToolHooks;
 /// functor's or a lambda's, as the runtime will copy them to every device and rank) hold the
 /// address of a live Kokkos allocation (a captured plain Kokkos::View, or a pointer into
 /// one; `hooks` knows them, null: not checked) or of the calling thread's stack (a capture
-/// by reference, or a pointer to a local variable). `what` names the kernel for the message.
+/// by reference, or a pointer to a local variable). `what` names the kernel for the message
+/// (called only then: a launch that passes builds no text).
 /// Pointers to other heap memory cannot be told from numbers and pass. Words that overlap a
 /// listed member (`listed`: byte ranges [begin, end) of the closure, a LIGHTNING_KERNEL's
 /// members or a LIGHTNING_LAMBDA's captures) are not looked at: a number there, with the
 /// padding beside it, may look like any address.
-void check_closure(const std::string& what, const void* closure, std::size_t size,
+void check_closure(const std::function<std::string()>& what, const void* closure, std::size_t size,
                    const std::vector<std::pair<std::size_t, std::size_t>>& listed,
                    const KokkosToolHooks* hooks);
 

@@ -308,12 +308,12 @@ void launch_kernel(Dispatch dispatch) {
   const kernel::KernelInfo& info = kernel::KernelRegistry::get(dispatch.kernel);
   const kernel::KernelDescription& described = info.described_by(dispatch.description);
   const auto& signature = described.signature;
-  // Errors found here name the launch by its Kokkos label first.
-  const std::string what = driver::launch_title(dispatch.label, info.name);
+  // Errors found here name the launch by its Kokkos label first (text made only for them).
+  const auto what = [&] { return driver::launch_title(dispatch.label, info.name); };
   for (const kernel::ArraySlot& slot : described.arrays) {
     if (!dispatch.arrays.at(static_cast<size_t>(slot.param)).valid())
       throw Error(ErrorKind::kInvalidArgument,
-                  what + ": View member '" +
+                  what() + ": View member '" +
                       signature.params[static_cast<size_t>(slot.param)].name +
                       "' is empty (default-constructed)");
   }
@@ -333,7 +333,7 @@ void launch_kernel(Dispatch dispatch) {
   if (dispatch.team) {
     const std::string violation = dispatch.team->limit_violation();
     if (!violation.empty())
-      throw Error(ErrorKind::kInvalidArgument, what + ": the TeamPolicy's " + violation);
+      throw Error(ErrorKind::kInvalidArgument, what() + ": the TeamPolicy's " + violation);
   }
   driver::Launch l;
   l.kernel = dispatch.kernel;
@@ -373,7 +373,7 @@ void launch_kernel(Dispatch dispatch) {
     // Errors found at the launch (its annotation above all) name the launch and its kernel.
     e.with_context(dispatch.label.empty() || dispatch.label == info.name
                        ? "in the Kokkos launch of kernel '" + info.name + "'"
-                       : "in Kokkos " + what);
+                       : "in Kokkos " + what());
     throw;
   }
 }

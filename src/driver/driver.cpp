@@ -62,7 +62,7 @@ void Driver::on_completed(TaskId task, std::optional<planner::TaskFailure> failu
   {
     std::lock_guard<std::mutex> lock(mutex_);
     awaited = waiting_.erase(task) != 0 && awaited_.count(task) != 0;
-    if (task.valid()) --outstanding_;
+    if (task.valid() && --outstanding_ == 0 && fencing_ > 0) awaited = true;
     if (failure) failures_.push_back(std::move(*failure));
   }
   if (awaited) completed_.notify_all();
@@ -114,10 +114,10 @@ void Driver::throw_pending_error() {
     });
     poison(failures);
   }
-  if (idle) {  // no task left that could fail and need them
-    launch_names_.clear();
-    runs_.clear();
-  }
+  // No task left that could fail and need them. (Cleared only when they hold something: a
+  // hash table's clear() touches every bucket, and this runs at every returning launch.)
+  if (idle && !launch_names_.empty()) launch_names_ = {};
+  if (idle && !runs_.empty()) runs_ = {};
   if (error) throw *error;
 }
 
@@ -285,12 +285,17 @@ std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
 }
 
 void Driver::fence() {
-  const std::vector<TaskId> completion = submit(planner_.fence(), {});
-  wait_for(completion);
-  TaskId last;
-  for (TaskId t : completion)
-    if (!last.valid() || last < t) last = t;
-  if (last.valid()) planner_.retire_before(TaskId(last.value() + 1));
+  // Every task submitted so far ends: waited for as the count of outstanding tasks reaching
+  // zero, which costs no planned tasks and no round trip when everything has ended already
+  // (Kokkos fences after each value a parallel_reduce returns).
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ++fencing_;
+    completed_.wait(lock, [&] { return !lost_.empty() || outstanding_ == 0; });
+    --fencing_;
+    if (!lost_.empty()) throw Error(ErrorKind::kCommunication, lost_);
+  }
+  planner_.retire_before(planner_.next_task());
   throw_pending_error();
 }
 

@@ -137,6 +137,7 @@ class Driver final {
   // Those a wait_for call is blocked on, with how many calls: only their ends wake it (a
   // fence behind a chain of launches would otherwise wake at every launch's end).
   std::unordered_map<TaskId, int> awaited_;
+  int fencing_ = 0;  // fence() calls waiting for outstanding_ to reach zero
   std::vector<planner::TaskFailure> failures_;  // not yet reported, in arrival order
   std::string lost_;                            // why a rank was lost: the run cannot go on
   uint64_t outstanding_ = 0;                    // tasks submitted, not yet completed

@@ -87,6 +87,8 @@ class Planner {
 
   /// Forgets tasks below `first_live`: the driver saw them (and all before them) complete.
   void retire_before(TaskId first_live);
+  /// The id the next planned task gets: every task planned so far has a lower one.
+  TaskId next_task() const { return TaskId(next_task_); }
 
   const ArrayState& array(ArrayId id) const;
   bool has_array(ArrayId id) const { return arrays_.count(id) != 0; }
