@@ -136,10 +136,20 @@ void Scheduler::pump() {
   for (TaskId id : held) ready_.push(id);
 }
 
+bool Scheduler::all_dependencies_running(const Node& n) const {
+  for (TaskId d : n.task.deps) {
+    auto it = nodes_.find(d);
+    if (it != nodes_.end() && it->second.state != State::kRunning) return false;
+  }
+  return true;
+}
+
 void Scheduler::on_staged(TaskId id) {
   Node& n = nodes_.at(id);
-  if (n.issued_behind && n.failed_dependency.valid()) {
-    // A launch it was staged behind failed: it waits, unstaged, for the rest to be skipped.
+  // Staged behind launches that were staged first, so each is running now, unless one failed
+  // or went back to waiting (staged behind a launch that failed): then it waits, unstaged,
+  // for them as any task does, and never runs before them.
+  if (n.issued_behind && (n.failed_dependency.valid() || !all_dependencies_running(n))) {
     sink_.unstage(n.task);
     unbudget(n);
     n.issued_behind = false;

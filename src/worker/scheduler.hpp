@@ -110,6 +110,8 @@ class Scheduler {
   bool needs_staging(const planner::Task& t) const;
   /// Whether `n` can be issued behind its unfinished dependencies (which go to `behind`).
   bool issuable_behind(const Node& n, std::vector<TaskId>* behind = nullptr) const;
+  /// Whether every unfinished dependency of `n` has been given to its device.
+  bool all_dependencies_running(const Node& n) const;
   /// Readies the waiting successors of `n` that can now be issued behind it.
   void ready_successors_behind(const Node& n);
   void unbudget(const Node& n);

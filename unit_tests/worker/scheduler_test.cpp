@@ -205,6 +205,34 @@ TEST(Scheduler, LaunchesIssuedBehindAFailedLaunchAreReportedSkippedBecauseOfIt) 
   EXPECT_EQ(s.staged_bytes(DeviceId(0)), 0u);
 }
 
+// T12 is staged behind T11, T11 behind T10 and T13. T10 fails before T11's staging is
+// answered: T11 goes back to waiting for T13 (still running), and T12, whose own dependency
+// has not failed, must not run before T11.
+TEST(Scheduler, ALaunchStagedBehindOneThatWentBackToWaitingDoesNotRun) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {DeviceId(0)});
+  with_two_chunks(s, sink);
+  s.submit({execute(10, 0, 0, {}), execute(13, 0, 0, {}), execute(11, 0, 0, {10, 13}),
+            execute(12, 0, 0, {11})});
+  EXPECT_EQ(sink.take(),
+            (std::vector<std::string>{"stage T10", "stage T13", "stage T11 behind T10 T13",
+                                      "stage T12 behind T11"}));
+  s.on_staged(TaskId(10));
+  s.on_staged(TaskId(13));
+  s.on_ran(TaskId(10), cause("boom"));
+  s.on_staged(TaskId(11));
+  s.on_staged(TaskId(12));
+  EXPECT_EQ(sink.take(),
+            (std::vector<std::string>{"run T10", "run T13", "unstage T10",
+                                      "done T10 (failed: boom)", "unstage T11", "unstage T12"}));
+  s.on_ran(TaskId(13));
+  EXPECT_EQ(sink.take(),
+            (std::vector<std::string>{"unstage T13", "done T13", "done T11 (skipped for T10)",
+                                      "done T12 (skipped for T10)"}));
+  EXPECT_EQ(s.pending(), 0u);
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 0u);
+}
+
 TEST(Scheduler, TasksRunAfterTheirDependenciesAndStageBeforeRunning) {
   RecordingSink sink;
   Scheduler s(sink, 1000);
