@@ -1,38 +1,36 @@
 #include "annotation/annotation_cache.hpp"
 
 #include "annotation/parser.hpp"
+#include "core/hash_mix.hpp"
 
 namespace lightning::annotation {
 namespace {
 
-// A key that identifies (text, signature, rank) exactly: every variable-length part is
-// length-prefixed, so no two different triples produce the same string.
-std::string bind_key(std::string_view text, const KernelSignature& sig, int launch_rank,
-                     LaunchKind kind) {
-  std::string key;
-  auto put = [&key](std::string_view s) {
-    key += std::to_string(s.size());
-    key += ':';
-    key += s;
-  };
-  put(text);
-  key += std::to_string(launch_rank);
-  key += kind == LaunchKind::kTeams ? 't' : ';';
+// Hashes every field a binding depends on, without building anything: this runs on every
+// launch. Equality (`matches`) checks the same fields.
+size_t bind_hash(std::string_view text, const KernelSignature& sig, int launch_rank,
+                 LaunchKind kind) {
+  size_t h = std::hash<std::string_view>{}(text);
+  h = hash_mix(h, static_cast<size_t>(launch_rank));
+  h = hash_mix(h, static_cast<size_t>(kind));
+  h = hash_mix(h, sig.arrays_shared);
   for (const KernelParam& p : sig.params) {
-    put(p.name);
-    key += p.is_array ? 'a' : 's';
-    key += std::to_string(static_cast<int>(p.type));
-    key += ',';
-    key += std::to_string(p.rank);
-    key += p.axes_reversed ? 'r' : ';';
+    h = hash_mix(h, std::hash<std::string_view>{}(p.name));
+    h = hash_mix(h, static_cast<size_t>(p.is_array) | static_cast<size_t>(p.axes_reversed) << 1 |
+                        static_cast<size_t>(p.rank) << 2);
+    h = hash_mix(h, static_cast<size_t>(p.type));
   }
-  key += '|';
   for (const NamedConstant& c : sig.constants) {
-    put(c.name);
-    key += std::to_string(c.value);
-    key += ';';
+    h = hash_mix(h, std::hash<std::string_view>{}(c.name));
+    h = hash_mix(h, static_cast<size_t>(c.value));
   }
-  return key;
+  return h;
+}
+
+bool matches(const BoundAnnotation& b, std::string_view text, const KernelSignature& sig,
+             int launch_rank, LaunchKind kind) {
+  return b.launch_rank() == launch_rank && b.launch_kind() == kind && b.text() == text &&
+         b.signature() == sig;
 }
 
 }  // namespace
@@ -47,12 +45,23 @@ const Annotation& AnnotationCache::parse(std::string_view text) {
 const BoundAnnotation& AnnotationCache::bind(std::string_view text,
                                              const KernelSignature& signature, int launch_rank,
                                              LaunchKind kind) {
-  std::string key = bind_key(text, signature, launch_rank, kind);
-  auto it = bound_.find(key);
-  if (it != bound_.end()) return *it->second;
+  const size_t hash = colliding_hashes_ ? 0 : bind_hash(text, signature, launch_rank, kind);
+  auto it = bound_.find(hash);
+  if (it != bound_.end())
+    for (const std::unique_ptr<BoundAnnotation>& b : it->second)
+      if (matches(*b, text, signature, launch_rank, kind)) return *b;
   auto bound = std::make_unique<BoundAnnotation>(
       BoundAnnotation::bind(parse(text), signature, launch_rank, kind));
-  return *bound_.emplace(std::move(key), std::move(bound)).first->second;
+  std::vector<std::unique_ptr<BoundAnnotation>>& same_hash = bound_[hash];
+  same_hash.push_back(std::move(bound));
+  ++bound_count_;
+  return *same_hash.back();
+}
+
+AnnotationCache AnnotationCache::with_colliding_hashes_for_testing() {
+  AnnotationCache cache;
+  cache.colliding_hashes_ = true;
+  return cache;
 }
 
 }  // namespace lightning::annotation

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/error.hpp"
+#include "core/hash_mix.hpp"
 #include "planner/planner.hpp"
 
 namespace lightning::planner {
@@ -71,10 +72,6 @@ void remap_ids(TaskKind& kind, Chunk&& chunk, Array&& array, Tag&& tag, Launch&&
 // temporaries are their ordinal (< 1 << kParamShift).
 constexpr int kParamShift = 40;
 
-size_t mix(size_t h, size_t v) {
-  return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
-}
-
 }  // namespace
 
 LaunchShape LaunchShape::of(const LaunchRequest& request,
@@ -114,13 +111,13 @@ bool operator==(const LaunchShape& a, const LaunchShape& b) {
 
 size_t LaunchShape::hash() const {
   size_t h = std::hash<uint64_t>{}(kernel.value());
-  h = mix(h, std::hash<const void*>{}(annotation));
-  for (int64_t v : scalars) h = mix(h, std::hash<int64_t>{}(v));
+  h = hash_mix(h, std::hash<const void*>{}(annotation));
+  for (int64_t v : scalars) h = hash_mix(h, std::hash<int64_t>{}(v));
   for (int a = 0; a < domain.rank(); ++a) {
-    h = mix(h, std::hash<int64_t>{}(domain.lo()[a]));
-    h = mix(h, std::hash<int64_t>{}(domain.hi()[a]));
+    h = hash_mix(h, std::hash<int64_t>{}(domain.lo()[a]));
+    h = hash_mix(h, std::hash<int64_t>{}(domain.hi()[a]));
   }
-  for (const DataLayout* l : layouts) h = mix(h, std::hash<const void*>{}(l));
+  for (const DataLayout* l : layouts) h = hash_mix(h, std::hash<const void*>{}(l));
   return h;
 }
 

@@ -50,6 +50,85 @@ TEST(AnnotationCache, BindsPerSignatureAndLaunchRank) {
   EXPECT_EQ(cache.bound_count(), 7u);
 }
 
+// Every field a binding depends on, varied one at a time from a base case: each variant is a
+// binding of its own, and an equal copy held elsewhere finds it again. With all hashes equal,
+// only the comparison of the fields tells the variants apart.
+struct BindCase {
+  std::string text = "global [i, j] => read A[i, j], write B[i + K]";
+  KernelSignature signature;
+  int launch_rank = 2;
+  LaunchKind kind = LaunchKind::kThreads;
+};
+
+BindCase base_case() {
+  BindCase c;
+  c.signature.add_array("A", DataType::kFloat32, 2).add_array("B", DataType::kFloat32, 1);
+  c.signature.add_scalar("n", DataType::kInt64).add_constant("K", 3);
+  return c;
+}
+
+std::vector<BindCase> bind_variants() {
+  std::vector<BindCase> v{base_case()};
+  auto vary = [&v](auto&& change) {
+    BindCase c = base_case();
+    change(c);
+    v.push_back(std::move(c));
+  };
+  vary([](BindCase& c) { c.text = "global [i, j] => read A[i, j], write B[i + K] "; });
+  vary([](BindCase& c) { c.signature.params[2].name = "m"; });
+  vary([](BindCase& c) { c.signature.params[2].type = DataType::kInt32; });
+  vary([](BindCase& c) { c.signature.params[0].type = DataType::kFloat64; });
+  vary([](BindCase& c) { c.signature.params[0].axes_reversed = true; });
+  vary([](BindCase& c) {  // B a scalar of the same type, the array called C
+    c.signature.params[1] = {"B", false, DataType::kInt64, 0};
+    c.signature.params.push_back({"C", true, DataType::kFloat32, 1});
+    c.text = "global [i, j] => read A[i, j], write C[i + B + K]";
+  });
+  vary([](BindCase& c) { c.signature.params.push_back({"C", true, DataType::kFloat32, 1}); });
+  vary([](BindCase& c) { c.signature.constants[0].name = "L"; c.signature.add_constant("K", 3); });
+  vary([](BindCase& c) { c.signature.constants[0].value = 4; });
+  vary([](BindCase& c) { c.signature.arrays_shared = true; });
+  vary([](BindCase& c) {
+    c.launch_rank = 3;
+    c.text = "global [i, j, k] => read A[i, j], write B[i + K]";
+  });
+  vary([](BindCase& c) {
+    c.kind = LaunchKind::kTeams;
+    c.launch_rank = 1;
+    c.text = "block b => read A[b, :], write B[b + K]";
+  });
+  return v;
+}
+
+void expect_one_binding_per_variant(AnnotationCache& cache) {
+  const std::vector<BindCase> variants = bind_variants();
+  std::vector<const BoundAnnotation*> bound;
+  for (const BindCase& c : variants) {
+    bound.push_back(&cache.bind(c.text, c.signature, c.launch_rank, c.kind));
+    EXPECT_EQ(bound.back()->text(), c.text);
+    EXPECT_EQ(bound.back()->signature(), c.signature);
+    EXPECT_EQ(bound.back()->launch_rank(), c.launch_rank);
+    EXPECT_EQ(bound.back()->launch_kind(), c.kind);
+  }
+  EXPECT_EQ(cache.bound_count(), variants.size());
+  const std::vector<BindCase> copies = bind_variants();  // equal, held elsewhere
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const BindCase& c = copies[i];
+    EXPECT_EQ(&cache.bind(c.text, c.signature, c.launch_rank, c.kind), bound[i]) << "variant " << i;
+  }
+  EXPECT_EQ(cache.bound_count(), variants.size());
+}
+
+TEST(AnnotationCache, EveryFieldOfTheBindingTellsBindingsApart) {
+  AnnotationCache cache;
+  expect_one_binding_per_variant(cache);
+}
+
+TEST(AnnotationCache, BindingsWithEqualHashesAreToldApartByTheirFields) {
+  AnnotationCache cache = AnnotationCache::with_colliding_hashes_for_testing();
+  expect_one_binding_per_variant(cache);
+}
+
 TEST(AnnotationCache, DoesNotCacheFailures) {
   AnnotationCache cache;
   EXPECT_THROW(cache.parse("global i => read A[i"), Error);

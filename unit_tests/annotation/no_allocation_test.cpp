@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "annotation/annotation_cache.hpp"
 #include "annotation/parser.hpp"
 #include "annotation/region_evaluator.hpp"
 
@@ -52,6 +53,22 @@ TEST(RegionEvaluation, DoesNotAllocate) {
   EXPECT_EQ(allocations, before);
   // The last superblock: the halo rule falls outside A, the column rule gives [2, 21).
   EXPECT_EQ(per_array[0].region, Rect({0, 2}, {100, 21}));
+}
+
+// Every launch looks its binding up again (a lambda's description is rebuilt each time).
+TEST(AnnotationCache, FindingABindingAgainDoesNotAllocate) {
+  KernelSignature sig;
+  sig.add_array("x", DataType::kFloat32, 1)
+      .add_array("y", DataType::kFloat32, 1)
+      .add_scalar("a_scalar_with_a_name_too_long_for_short_strings", DataType::kFloat32)
+      .add_constant("K", 2);
+  const std::string text =
+      "global i => read x[i], read y[i * K / 2], write y[i * K / 2], read x[(i + 1) * K / 2]";
+  AnnotationCache cache;
+  const BoundAnnotation& first = cache.bind(text, sig, 1);
+  const long before = allocations;
+  for (int k = 0; k < 100; ++k) EXPECT_EQ(&cache.bind(text, sig, 1), &first);
+  EXPECT_EQ(allocations, before);
 }
 
 }  // namespace
