@@ -46,9 +46,9 @@ int64_t round_up(int64_t size, int64_t block) {
 
 }  // namespace
 
-WorkDistribution make_grid_work(std::string name, int axis, const Point& shape,
+WorkDistribution make_grid_work(const char* name, int axis, const Point& shape,
                                 Placement placement) {
-  const std::string call = "work::" + name;
+  const std::string call = std::string("work::") + name;
   if (axis >= kMaxRank)
     throw Error(ErrorKind::kInvalidArgument, "axis " + std::to_string(axis) + " is not 0 to " +
                                                  std::to_string(kMaxRank - 1) + " (" + call + ")");
@@ -60,7 +60,7 @@ WorkDistribution make_grid_work(std::string name, int axis, const Point& shape,
                   "superblock size must be positive, got " + shape.to_string() + " (" + call + ")");
   WorkDistribution w;
   w.kind_ = WorkDistribution::Kind::kGrid;
-  w.name_ = std::move(name);
+  w.grid_name_ = name;
   w.axis_ = axis;
   w.shape_ = shape;
   w.placement_ = placement;
@@ -73,7 +73,6 @@ WorkDistribution make_like_work(const DataLayout& layout) {
     if (c.is_primary()) primaries->push_back({c.owned, c.device});
   WorkDistribution w;
   w.kind_ = WorkDistribution::Kind::kLike;
-  w.name_ = "like(array of extent " + layout.extent().to_string() + ")";
   w.array_extent_ = layout.extent();
   w.list_ = std::move(primaries);
   return w;
@@ -82,7 +81,6 @@ WorkDistribution make_like_work(const DataLayout& layout) {
 WorkDistribution make_explicit_work(std::vector<Superblock> superblocks) {
   WorkDistribution w;
   w.kind_ = WorkDistribution::Kind::kExplicit;
-  w.name_ = "explicit_list(" + std::to_string(superblocks.size()) + " superblocks)";
   w.list_ = std::make_shared<const std::vector<Superblock>>(std::move(superblocks));
   return w;
 }
@@ -107,8 +105,10 @@ WorkDistribution WorkDistribution::with_placement(Placement placement) const {
 }
 
 std::string WorkDistribution::to_string() const {
-  if (kind_ != Kind::kGrid) return "work::" + name_;
-  std::string s = "work::" + name_ + "(";
+  if (kind_ == Kind::kLike) return "work::like(array of extent " + array_extent_.to_string() + ")";
+  if (kind_ == Kind::kExplicit)
+    return "work::explicit_list(" + std::to_string(list_->size()) + " superblocks)";
+  std::string s = "work::" + std::string(grid_name()) + "(";
   if (axis_ >= 0) s += "axis " + std::to_string(axis_) + ", ";
   s += shape_.to_string() + ", ";
   s += name_of(placement_);

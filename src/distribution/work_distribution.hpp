@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "lightning_kokkos/internal/core/ids.hpp"
@@ -56,14 +57,14 @@ class WorkDistribution {
   /// Equal distributions split every domain alike (the planner's plan cache keys on this).
   friend bool operator==(const WorkDistribution& a, const WorkDistribution& b) {
     const bool same_list = a.list_ == b.list_ || (a.list_ && b.list_ && *a.list_ == *b.list_);
-    return a.kind_ == b.kind_ && a.name_ == b.name_ && a.placement_ == b.placement_ &&
+    return a.kind_ == b.kind_ && a.grid_name() == b.grid_name() && a.placement_ == b.placement_ &&
            a.subset_ == b.subset_ && a.axis_ == b.axis_ && a.shape_ == b.shape_ &&
            a.array_extent_ == b.array_extent_ && same_list;
   }
   friend bool operator!=(const WorkDistribution& a, const WorkDistribution& b) { return !(a == b); }
 
  private:
-  friend WorkDistribution make_grid_work(std::string name, int axis, const Point& shape,
+  friend WorkDistribution make_grid_work(const char* name, int axis, const Point& shape,
                                          Placement placement);
   friend WorkDistribution make_like_work(const DataLayout& layout);
   friend WorkDistribution make_explicit_work(std::vector<Superblock> superblocks);
@@ -72,15 +73,20 @@ class WorkDistribution {
                                      const DeviceSet& devices) const;
   std::vector<Superblock> like_split(const Rect& domain, const Point& block_size) const;
 
+  std::string_view grid_name() const { return grid_name_ ? grid_name_ : ""; }
+
+  // Copies and comparisons stay cheap (a launch copies its distribution into the plan
+  // cache's key): no string is held, to_string() builds the text when asked.
   Kind kind_ = Kind::kGrid;
-  std::string name_;
+  const char* grid_name_ = nullptr;  ///< kGrid: "block", "tiles" or "cyclic" (static text)
   Placement placement_ = Placement::kContiguous;
   std::vector<DeviceId> subset_;
   // kGrid: as for DataDistribution, axis_ >= 0 cuts only that axis into shape_[0].
   int axis_ = 0;
   Point shape_;
   // kLike: the array's extent and its primary chunks' owned boxes (shared: layouts can be
-  // large and a distribution is copied with every launch); kExplicit: the list.
+  // large and a distribution is copied with every launch; launches following one array share
+  // one list, so comparing them stops at the pointers); kExplicit: the list.
   Point array_extent_;
   std::shared_ptr<const std::vector<Superblock>> list_;
 };

@@ -9,6 +9,7 @@
 #include "core/ids.hpp"
 #include "core/point.hpp"
 #include "distribution/data_layout.hpp"
+#include "distribution/work_distribution.hpp"
 
 namespace lightning::planner {
 
@@ -20,6 +21,9 @@ struct ArrayState {
   DataType type = DataType::kFloat32;
   Point extent;
   std::shared_ptr<const DataLayout> layout;
+  /// work::like(*layout), built once per interned layout: launches that follow the array's
+  /// chunks share its superblock list, so the plan cache compares them by pointer.
+  WorkDistribution like_work;
   std::vector<ChunkId> chunk_ids;      ///< chunk_ids[i] names layout chunk i
   std::vector<WorkerId> chunk_worker;  ///< the worker holding layout chunk i
 

@@ -45,10 +45,13 @@ const ArrayState& Planner::array(ArrayId id) const {
   return it->second;
 }
 
-std::shared_ptr<const DataLayout> Planner::intern_layout(DataLayout layout) {
-  for (const auto& known : layouts_)
-    if (known->extent() == layout.extent() && known->chunks() == layout.chunks()) return known;
-  layouts_.push_back(std::make_shared<const DataLayout>(std::move(layout)));
+const Planner::InternedLayout& Planner::intern_layout(DataLayout layout) {
+  for (const InternedLayout& known : layouts_)
+    if (known.layout->extent() == layout.extent() && known.layout->chunks() == layout.chunks())
+      return known;
+  auto interned = std::make_shared<const DataLayout>(std::move(layout));
+  WorkDistribution like_work = work::like(*interned);
+  layouts_.push_back({std::move(interned), std::move(like_work)});
   return layouts_.back();
 }
 
@@ -57,8 +60,11 @@ std::pair<ArrayId, Plan> Planner::create_array(const ArrayDesc& desc) {
     throw Error(ErrorKind::kInvalidArgument,
                 "array '" + desc.name + "' has rank 0; arrays have 1 to 3 axes");
   std::shared_ptr<const DataLayout> layout;
+  WorkDistribution like_work;
   try {
-    layout = intern_layout(desc.distribution.layout(desc.extent, devices_));
+    const InternedLayout& interned = intern_layout(desc.distribution.layout(desc.extent, devices_));
+    layout = interned.layout;
+    like_work = interned.like_work;
   } catch (Error& e) {
     throw e.with_context("while creating array '" + desc.name + "' of extent " +
                          desc.extent.to_string() + " with " + desc.distribution.to_string());
@@ -74,6 +80,7 @@ std::pair<ArrayId, Plan> Planner::create_array(const ArrayDesc& desc) {
   state.type = desc.type;
   state.extent = desc.extent;
   state.layout = layout;
+  state.like_work = std::move(like_work);
 
   Plan plan = begin_plan();
   PlanBuilder b = builder_for(plan);

@@ -100,7 +100,12 @@ class Planner {
 
  private:
   friend class PlanBuilder;
-  std::shared_ptr<const DataLayout> intern_layout(DataLayout layout);
+  /// An interned layout and the work distribution that follows it.
+  struct InternedLayout {
+    std::shared_ptr<const DataLayout> layout;
+    WorkDistribution like_work;
+  };
+  const InternedLayout& intern_layout(DataLayout layout);
   /// An empty plan for the next request, and a builder appending to it.
   Plan begin_plan() {
     Plan plan;
@@ -111,7 +116,7 @@ class Planner {
 
   DeviceSet devices_;
   std::unordered_map<ArrayId, ArrayState> arrays_;
-  std::vector<std::shared_ptr<const DataLayout>> layouts_;  // interned, see ArrayState
+  std::vector<InternedLayout> layouts_;  // see ArrayState
   DependencyTracker tracker_;
   std::vector<std::unordered_set<TaskId>> frontier_;  // per worker: tasks nothing depends on yet
   std::unique_ptr<PlanCache> cache_;

@@ -84,6 +84,49 @@ TEST(WorkDistribution, LikeFollowsTheArraysPrimaryChunks) {
   EXPECT_EQ(m, moved);
 }
 
+// Error messages quote these texts; the distributions hold no text and build it when asked.
+TEST(WorkDistribution, DescribesItself) {
+  const DataLayout l = dist::stencil(4, 1).layout({12}, kTwoByTwo);
+  EXPECT_EQ(work::block(64000).to_string(), "work::block(axis 0, (64000), contiguous)");
+  EXPECT_EQ(work::block(1, 8).to_string(), "work::block(axis 1, (8), contiguous)");
+  EXPECT_EQ(work::cyclic(16).to_string(), "work::cyclic(axis 0, (16), round-robin)");
+  EXPECT_EQ(work::tiles({4, 8}).to_string(), "work::tiles((4, 8), contiguous)");
+  EXPECT_EQ(work::block(4).with_placement(Placement::kRoundRobin).to_string(),
+            "work::block(axis 0, (4), round-robin)");
+  EXPECT_EQ(work::like(l).to_string(), "work::like(array of extent (12))");
+  EXPECT_EQ(work::explicit_list({sb(Rect({0}, {4}), 0), sb(Rect({4}, {8}), 1)}).to_string(),
+            "work::explicit_list(2 superblocks)");
+}
+
+// The plan cache keys on equality: distributions that may split a domain differently differ.
+TEST(WorkDistribution, EqualOnlyWhenEveryPartIsEqual) {
+  const DataLayout l = dist::stencil(4, 1).layout({12}, kTwoByTwo);
+  const DataLayout m = dist::block(4).layout({12}, kTwoByTwo);
+  const DataLayout n = dist::block(3).layout({12}, kTwoByTwo);
+  const std::vector<WorkDistribution> different = {
+      work::block(4),
+      work::block(8),
+      work::block(1, 4),
+      work::cyclic(4),
+      work::block(4).with_placement(Placement::kRoundRobin),
+      work::tiles({4}),
+      work::block(4).with_devices({DeviceId(1), DeviceId(0)}),
+      work::like(n),
+      work::like(dist::block(4).layout({16}, kTwoByTwo)),
+      work::explicit_list({sb(Rect({0}, {4}), 0)}),
+      work::explicit_list({sb(Rect({0}, {4}), 1)}),
+  };
+  for (size_t i = 0; i < different.size(); ++i)
+    for (size_t j = 0; j < different.size(); ++j)
+      EXPECT_EQ(different[i] == different[j], i == j)
+          << different[i].to_string() << " vs " << different[j].to_string();
+  // Equal parts held apart compare equal: two like() of equal layouts, a copy, two lists.
+  EXPECT_EQ(work::like(l), work::like(m));  // the same primary chunks
+  const WorkDistribution copy = different[0];
+  EXPECT_EQ(copy, work::block(4));
+  EXPECT_EQ(work::explicit_list({sb(Rect({0}, {4}), 0)}), different[9]);
+}
+
 TEST(WorkDistribution, ErrorsNameTheCulprit) {
   const auto k = ErrorKind::kDistribution;
   const Rect d({0}, {16});
