@@ -117,7 +117,6 @@ void Driver::throw_pending_error() {
   // No task left that could fail and need them. (Cleared only when they hold something: a
   // hash table's clear() touches every bucket, and this runs at every returning launch.)
   if (idle && !launch_names_.empty()) launch_names_ = {};
-  if (idle && !runs_.empty()) runs_ = {};
   if (error) throw *error;
 }
 
@@ -125,15 +124,15 @@ void Driver::throw_pending_error() {
 // kernel changed although it declares it read-only (checked mode found it).
 void Driver::poison(const std::vector<planner::TaskFailure>& failures) {
   for (const planner::TaskFailure& f : failures) {
-    auto run = runs_.find(f.task);
-    if (!f.kernel || run == runs_.end()) continue;
+    if (!f.kernel) continue;
     const std::string why = kernel_title(*f.kernel) + ", which writes it, failed on superblock " +
                             f.kernel->superblock.to_string() + " (" + f.kernel->launch.to_string() +
                             ")";
-    for (const BoundRegion& b : run->second) {
+    for (const planner::ExecuteTask::Binding& b : f.kernel->bindings) {
       const bool changed =
           f.violation && f.violation->wrote_read_only && f.violation->param == b.param;
-      if (b.writes || changed) poisoned_[b.array].push_back({b.region, why});
+      if (b.mode != planner::ChunkAccessMode::kRead || changed)
+        poisoned_[b.array].push_back({b.region, why});
     }
   }
 }
@@ -164,20 +163,13 @@ void Driver::overwritten(ArrayId array, const Rect& region) {
   if (left.empty()) poisoned_.erase(p);
 }
 
-// Keeps each Execute's bindings (to poison what it writes if it fails); its `write`s renew
-// the poisoned regions they cover.
-void Driver::record_runs(const planner::Plan& plan, const Launch& l) {
+// A launch's `write`s renew the poisoned regions they cover.
+void Driver::renew_written(const planner::Plan& plan) {
   for (const auto& fragment : plan.fragments)
-    for (const planner::Task& t : fragment) {
-      const auto* e = std::get_if<planner::ExecuteTask>(&t.kind);
-      if (!e) continue;
-      std::vector<BoundRegion>& run = runs_[t.id];
-      for (const auto& b : e->bindings) {
-        const ArrayId array = l.arrays.at(static_cast<size_t>(b.param));
-        run.push_back({b.param, array, b.region, b.mode != planner::ChunkAccessMode::kRead});
-        if (b.mode == planner::ChunkAccessMode::kWrite) overwritten(array, b.region);
-      }
-    }
+    for (const planner::Task& t : fragment)
+      if (const auto* e = std::get_if<planner::ExecuteTask>(&t.kind))
+        for (const auto& b : e->bindings)
+          if (b.mode == planner::ChunkAccessMode::kWrite) overwritten(b.array, b.region);
 }
 
 void Driver::remember_names(LaunchId launch, const Launch& l,
@@ -269,7 +261,7 @@ void Driver::launch(const Launch& l) {
       }
   planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission
   if (config_.check_access) remember_names(plan.request, l, described, bound);
-  record_runs(plan, l);
+  if (!poisoned_.empty()) renew_written(plan);
   worker::FragmentContext context;
   context.launches[plan.request] = decoded.data;
   if (returns_value) {

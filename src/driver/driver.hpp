@@ -103,7 +103,7 @@ class Driver final {
   void poison(const std::vector<planner::TaskFailure>& failures);
   void refuse_if_poisoned(ArrayId array, const Rect& region, const std::string& use) const;
   void overwritten(ArrayId array, const Rect& region);
-  void record_runs(const planner::Plan& plan, const Launch& l);
+  void renew_written(const planner::Plan& plan);
   // Checked mode: the names of `launch`'s parameters and Views, kept until its tasks ended.
   void remember_names(LaunchId launch, const Launch& l, const kernel::KernelDescription& described,
                       const annotation::BoundAnnotation& bound);
@@ -115,14 +115,6 @@ class Driver final {
   annotation::AnnotationCache annotations_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
   std::unordered_map<LaunchId, LaunchNames> launch_names_;  // checked mode only
-  // What each kernel run since the driver was last idle touches: its Execute's bindings.
-  struct BoundRegion {
-    int param = -1;
-    ArrayId array;
-    Rect region;
-    bool writes = false;
-  };
-  std::unordered_map<TaskId, std::vector<BoundRegion>> runs_;
   struct Poison {
     Rect region;
     std::string why;  // the failed launch, in words

@@ -102,7 +102,7 @@ void serialize(Archive& a, DeleteChunkTask& t) {
 }
 template <class Archive>
 void serialize(Archive& a, ExecuteTask::Binding& b) {
-  a(b.param, b.chunk, b.region, b.mode);
+  a(b.param, b.chunk, b.region, b.mode, b.array);
 }
 template <class Archive>
 void serialize(Archive& a, ExecuteTask& t) {
@@ -147,7 +147,7 @@ void serialize(Archive& a, Task& t) {
 }
 template <class Archive>
 void serialize(Archive& a, TaskFailure::Kernel& k) {
-  a(k.name, k.label, k.launch, k.superblock, k.device);
+  a(k.name, k.label, k.launch, k.superblock, k.device, k.bindings);
 }
 template <class Archive>
 void serialize(Archive& a, AccessViolation& v) {

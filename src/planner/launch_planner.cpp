@@ -83,7 +83,7 @@ ExecuteTask LaunchPlanner::bind_superblock(const Superblock& sb,
     if (reads_only) {
       exec.bindings.push_back({access.param,
                                chunk_for_read(array, access.region, sb.device, worker).id,
-                               access.region, ChunkAccessMode::kRead});
+                               access.region, ChunkAccessMode::kRead, array.id});
       continue;
     }
     switch (access.mode) {
@@ -108,7 +108,7 @@ ExecuteTask LaunchPlanner::bind_superblock(const Superblock& sb,
         break;
       }
     }
-    exec.bindings.push_back({access.param, chunk.id, access.region, mode});
+    exec.bindings.push_back({access.param, chunk.id, access.region, mode, array.id});
   }
   return exec;
 }

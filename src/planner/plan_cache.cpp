@@ -30,7 +30,10 @@ void remap_ids(TaskKind& kind, Chunk&& chunk, Array&& array, Tag&& tag, Launch&&
                  [&](DeleteChunkTask& t) { chunk(t.chunk); },
                  [&](ExecuteTask& t) {
                    launch(t.launch);
-                   for (auto& b : t.bindings) chunk(b.chunk);
+                   for (auto& b : t.bindings) {
+                     chunk(b.chunk);
+                     array(b.array);
+                   }
                    maybe_chunk(t.scalar_partial);
                    maybe_chunk(t.scan_prefix);
                  },

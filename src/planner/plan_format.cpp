@@ -59,7 +59,8 @@ void add_kind_fields(json& j, const TaskKind& kind) {
                      b.push_back({{"param", x.param},
                                   {"chunk", x.chunk.value()},
                                   {"region", region_json(x.region)},
-                                  {"mode", mode_name(x.mode)}});
+                                  {"mode", mode_name(x.mode)},
+                                  {"array", x.array.value()}});
                    j["bindings"] = b;
                    j["scalar_partial"] = id_json(t.scalar_partial);
                    if (t.scan != ScanPass::kNone) {

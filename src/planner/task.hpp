@@ -68,6 +68,15 @@ struct ExecuteTask {
     ChunkId chunk;  ///< the chunk the parameter's handle is pointed at
     Rect region;    ///< the annotation's access region (inside the chunk's box)
     ChunkAccessMode mode = ChunkAccessMode::kReadWrite;  ///< reduce partials are read-write
+    /// The launch's array behind the parameter (the chunk may be a temporary holding part of
+    /// it): what a failed run leaves invalid is named by it.
+    ArrayId array = {};
+
+    friend bool operator==(const Binding& a, const Binding& b) {
+      return a.param == b.param && a.chunk == b.chunk && a.region == b.region && a.mode == b.mode &&
+             a.array == b.array;
+    }
+    friend bool operator!=(const Binding& a, const Binding& b) { return !(a == b); }
   };
   std::vector<Binding> bindings;
   /// For scalar reductions and a scan's partial pass: the rank-0 chunk receiving this

@@ -12,7 +12,7 @@ auto fields(const AccessViolation& v) {
 }
 
 auto fields(const TaskFailure::Kernel& k) {
-  return std::tie(k.name, k.label, k.launch, k.superblock, k.device);
+  return std::tie(k.name, k.label, k.launch, k.superblock, k.device, k.bindings);
 }
 
 auto fields(const TaskFailure& f) {
@@ -64,6 +64,7 @@ void identify(TaskFailure& failure, const Task& task) {
     failure.kernel->launch = e->launch;
     failure.kernel->superblock = e->superblock;
     failure.kernel->device = e->device;
+    failure.kernel->bindings = e->bindings;
   }
 }
 

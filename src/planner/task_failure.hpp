@@ -49,6 +49,8 @@ struct TaskFailure {
     LaunchId launch;
     Rect superblock;
     DeviceId device;
+    /// What it touched: the regions of the launch's arrays a failure leaves invalid.
+    std::vector<ExecuteTask::Binding> bindings = {};
   };
 
   TaskId task;         ///< invalid: a failure of the worker itself, not of one of its tasks

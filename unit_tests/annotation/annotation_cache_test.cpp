@@ -85,7 +85,10 @@ std::vector<BindCase> bind_variants() {
     c.text = "global [i, j] => read A[i, j], write C[i + B + K]";
   });
   vary([](BindCase& c) { c.signature.params.push_back({"C", true, DataType::kFloat32, 1}); });
-  vary([](BindCase& c) { c.signature.constants[0].name = "L"; c.signature.add_constant("K", 3); });
+  vary([](BindCase& c) {
+    c.signature.constants[0].name = "L";
+    c.signature.add_constant("K", 3);
+  });
   vary([](BindCase& c) { c.signature.constants[0].value = 4; });
   vary([](BindCase& c) { c.signature.arrays_shared = true; });
   vary([](BindCase& c) {

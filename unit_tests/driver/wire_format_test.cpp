@@ -97,8 +97,8 @@ std::vector<Task> every_kind() {
                                             DataType::kFloat32, 4}));
   tasks.push_back(task(101, DeleteChunkTask{ChunkId(1), box}));
   ExecuteTask e{LaunchId(9), KernelId(0xfeedbeefcafe1234), cube, DeviceId(6), {}, ChunkId(77)};
-  e.bindings.push_back({2, ChunkId(11), cube, ChunkAccessMode::kRead});
-  e.bindings.push_back({0, ChunkId(12), cube, ChunkAccessMode::kReadWrite});
+  e.bindings.push_back({2, ChunkId(11), cube, ChunkAccessMode::kRead, ArrayId(5)});
+  e.bindings.push_back({0, ChunkId(12), cube, ChunkAccessMode::kReadWrite, ArrayId(3)});
   tasks.push_back(task(102, e));
   tasks.push_back(task(103, CopyTask{ChunkId(3), ChunkId(4), region}));
   tasks.push_back(task(104, SendTask{ChunkId(), HostBufferId{8}, box, region, WorkerId(2), 1234}));
@@ -163,8 +163,14 @@ TEST(WireFormat, ATaskFailureRoundTrips) {
   f.detail = "T102 Execute K7 [0, 10) on D6";
   f.worker = WorkerId(3);
   f.rank = 3;
-  f.kernel = TaskFailure::Kernel{"saxpy", "saxpy launch", LaunchId(9),
-                                 Rect(Point{1, 2, 3}, Point{4, 5, 6}), DeviceId(6)};
+  f.kernel = TaskFailure::Kernel{
+      "saxpy",
+      "saxpy launch",
+      LaunchId(9),
+      Rect(Point{1, 2, 3}, Point{4, 5, 6}),
+      DeviceId(6),
+      {{1, ChunkId(40), Rect(Point{1, 2, 3}, Point{4, 5, 6}), ChunkAccessMode::kWrite, ArrayId(8)},
+       {0, ChunkId(41), Rect(Point{0, 0, 0}, Point{4, 5, 6}), ChunkAccessMode::kRead, ArrayId(2)}}};
   f.error = ErrorKind::kCuda;
   f.caused_by = TaskId(17);
   f.what = "cuLaunchKernel failed\n  while launching";
@@ -185,6 +191,7 @@ TEST(WireFormat, ATaskFailureRoundTrips) {
   EXPECT_EQ(done.failure->kernel->launch, LaunchId(9));
   EXPECT_EQ(done.failure->kernel->superblock, f.kernel->superblock);
   EXPECT_EQ(done.failure->kernel->device, DeviceId(6));
+  EXPECT_EQ(done.failure->kernel->bindings, f.kernel->bindings);
   EXPECT_EQ(done.failure->error, ErrorKind::kCuda);
   EXPECT_EQ(done.failure->caused_by, TaskId(17));
   EXPECT_EQ(done.failure->what, f.what);

@@ -170,6 +170,31 @@ TEST(KokkosCheckedAccess, AViewAFailedLaunchWroteIsRefusedUntilOverwritten) {
   EXPECT_EQ(h(n - 1), 3.0f);
 }
 
+// The second launch is served from the plan cache (same kernel, same layouts): its failure
+// poisons its own View, which the cached plan's tasks name after remapping.
+TEST(KokkosCheckedAccess, AFailedLaunchFromThePlanCachePoisonsItsOwnViews) {
+  const int n = 1024;
+  LView<float*> in("signal", n), first("first", n), second("second", n);
+  Kokkos::deep_copy(in, 1.0f);
+  const Exec space(lightning::work::block(256));
+  for (LView<float*>* out : {&first, &second}) {
+    Kokkos::parallel_for("reads ahead", Kokkos::RangePolicy<Exec>(space, 0, n),
+                         ReadsAhead<LView<float*>, LView<float*>>{in, *out});
+    EXPECT_FALSE(fence_error().empty());
+  }
+  Kokkos::deep_copy(first, 2.0f);  // renews all of it
+  auto h = Kokkos::create_mirror_view(first);
+  Kokkos::deep_copy(h, first);
+  EXPECT_EQ(h(n - 1), 2.0f);
+  try {
+    Kokkos::deep_copy(h, second);
+    ADD_FAILURE() << "the View the cached launch failed to write was read";
+  } catch (const lightning::Error& e) {
+    EXPECT_TRUE(has(e.what(), "View 'second' holds no valid data in [")) << e.what();
+  }
+  EXPECT_FALSE(has(fence_error(), "first"));
+}
+
 TEST(KokkosCheckedAccess, WriteToAReadOnlyViewIsFound) {
   const int n = 100;
   LView<float*> in("input", n), out("output", n);

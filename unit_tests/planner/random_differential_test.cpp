@@ -142,7 +142,12 @@ class OracleSelfTest : public ::testing::Test {
     const TaskId ca = maker.add(W0, create(C0, A0, r1(0, 8), D0));
     const TaskId cb = maker.add(W0, create(C1, A1, r1(0, 8), D0));
     const TaskId fa = maker.add(W0, fill(C0, r1(0, 8), 3), {ca});
-    ExecuteTask e{LaunchId(0), copy.id, r1(0, 8), D0, {{0, C0, binding_region}, {1, C1, r1(0, 8)}},
+    ExecuteTask e{LaunchId(0),
+                  copy.id,
+                  r1(0, 8),
+                  D0,
+                  {{0, C0, binding_region, ChunkAccessMode::kRead, A0},
+                   {1, C1, r1(0, 8), ChunkAccessMode::kWrite, A1}},
                   ChunkId()};
     std::vector<TaskId> deps{cb};
     if (dep_on_fill) deps.push_back(fa);
@@ -199,11 +204,15 @@ TEST_F(OracleSelfTest, SimulatorFlagsAReadOfAnElementNothingWrote) {
   const TaskId ca = maker.add(W0, create(C0, A0, r1(0, 8), D0));
   const TaskId cb = maker.add(W0, create(C1, A1, r1(0, 8), D0));
   const TaskId fa = maker.add(W0, fill(C0, r1(0, 4), 3), {ca});
-  maker.add(
-      W0,
-      ExecuteTask{
-          LaunchId(0), copy.id, r1(0, 8), D0, {{0, C0, r1(0, 8)}, {1, C1, r1(0, 8)}}, ChunkId()},
-      {cb, fa});
+  maker.add(W0,
+            ExecuteTask{LaunchId(0),
+                        copy.id,
+                        r1(0, 8),
+                        D0,
+                        {{0, C0, r1(0, 8), ChunkAccessMode::kRead, A0},
+                         {1, C1, r1(0, 8), ChunkAccessMode::kWrite, A1}},
+                        ChunkId()},
+            {cb, fa});
   Plan plan = maker.take();
   auto f = failures_of([&] {
     PlanSimulator sim = simulator();

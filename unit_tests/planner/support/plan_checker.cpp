@@ -240,10 +240,20 @@ size_t PlanChecker::check(const Plan& plan) {
     if (const auto* c = std::get_if<CreateChunkTask>(&t.kind)) {
       if (chunks_.count(c->chunk))
         fail(info.description + ": chunk " + c->chunk.to_string() + " exists already" + in_plan);
-      chunks_[c->chunk] = {t.worker, c->box, c->temporary, plan_no};
+      chunks_[c->chunk] = {t.worker, c->box, c->temporary, plan_no, c->array};
       ever_created_.insert(c->chunk);
       if (c->temporary) temporaries.push_back(c->chunk);
     }
+    // An Execute names the array behind each binding (what its failure poisons): the array
+    // its chunk holds part of.
+    if (const auto* e = std::get_if<ExecuteTask>(&t.kind))
+      for (const ExecuteTask::Binding& b : e->bindings) {
+        auto it = chunks_.find(b.chunk);
+        if (it != chunks_.end() && it->second.array != b.array)
+          fail(info.description + ": binding of parameter " + std::to_string(b.param) +
+               " names array " + b.array.to_string() + ", but chunk " + b.chunk.to_string() +
+               " holds part of " + it->second.array.to_string() + in_plan);
+      }
     // Accesses: existence, worker, box, conflicts.
     for (const ChunkAccess& a : t.accesses) {
       auto it = chunks_.find(a.chunk);

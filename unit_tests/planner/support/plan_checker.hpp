@@ -23,7 +23,8 @@ namespace lightning::planner::testing {
 /// - `deps` name earlier tasks (an earlier plan, or earlier in the fragment) of the same
 ///   worker; `accesses` equal accesses_of(kind);
 /// - every access names a chunk that exists at that point (created before, not deleted) on
-///   the task's worker, with a region inside the chunk's box as created; Execute bindings too;
+///   the task's worker, with a region inside the chunk's box as created; Execute bindings too,
+///   each naming the array its chunk holds part of;
 ///   CreateChunk of a chunk that exists, DeleteChunk of a box other than the created one;
 /// - devices named by CreateChunk and Execute belong to the task's worker;
 /// - every temporary created by a plan is deleted by the same plan;
@@ -70,6 +71,7 @@ class PlanChecker {
     Rect box;
     bool temporary = false;
     uint64_t plan = 0;
+    ArrayId array;  ///< the array it holds part of (invalid for scalar partials)
   };
   struct AccessRecord {
     TaskId task;
