@@ -7,7 +7,7 @@
 namespace lightning::planner {
 
 PlanBuilder::PlanBuilder(Plan& plan, DependencyTracker& tracker,
-                         std::vector<std::unordered_set<TaskId>>& frontier, uint64_t& next_task,
+                         std::vector<TaskFrontier>& frontier, uint64_t& next_task,
                          uint64_t& next_chunk, uint64_t& next_tag)
     : plan_(plan),
       tracker_(tracker),
@@ -30,10 +30,9 @@ TaskId PlanBuilder::add(WorkerId worker, TaskKind kind, const std::vector<TaskId
   // Two accesses of one task to one chunk would make it depend on itself.
   deps_.erase(std::remove(deps_.begin(), deps_.end(), id), deps_.end());
   task.deps = deps_;
-
-  auto& frontier = frontier_[worker.value()];
-  for (TaskId d : task.deps) frontier.erase(d);
-  frontier.insert(id);
+  // Readers it now follows are ordered before it: later writers meet them through it.
+  tracker_.prune_readers(id, task.accesses, deps_);
+  frontier_[worker.value()].add(id, deps_);
   plan_.fragments[worker.value()].push_back(std::move(task));
   return id;
 }

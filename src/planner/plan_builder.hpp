@@ -1,13 +1,13 @@
 // Emits the tasks of one plan: ids, dependencies, temporaries.
 #pragma once
 
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "core/ids.hpp"
 #include "core/rect.hpp"
 #include "planner/dependency_tracker.hpp"
+#include "planner/task_frontier.hpp"
 #include "planner/plan.hpp"
 #include "planner/task.hpp"
 
@@ -27,7 +27,7 @@ struct ChunkRef {
 class PlanBuilder {
  public:
   PlanBuilder(Plan& plan, DependencyTracker& tracker,
-              std::vector<std::unordered_set<TaskId>>& frontier, uint64_t& next_task,
+              std::vector<TaskFrontier>& frontier, uint64_t& next_task,
               uint64_t& next_chunk, uint64_t& next_tag);
 
   /// Adds a task on `worker`; returns its id.
@@ -62,7 +62,7 @@ class PlanBuilder {
  private:
   Plan& plan_;
   DependencyTracker& tracker_;
-  std::vector<std::unordered_set<TaskId>>& frontier_;
+  std::vector<TaskFrontier>& frontier_;
   uint64_t& next_task_;
   uint64_t& next_chunk_;
   uint64_t& next_tag_;

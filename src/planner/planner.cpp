@@ -249,7 +249,7 @@ Plan Planner::fence() {
   Plan plan = begin_plan();
   PlanBuilder b = builder_for(plan);
   for (size_t w = 0; w < frontier_.size(); ++w) {
-    const std::vector<TaskId> all(frontier_[w].begin(), frontier_[w].end());
+    const std::vector<TaskId> all = frontier_[w].tasks();
     plan.completion.push_back(b.add(WorkerId(w), BarrierTask{plan.request}, all));
   }
   return plan;
@@ -257,8 +257,7 @@ Plan Planner::fence() {
 
 void Planner::retire_before(TaskId first_live) {
   tracker_.retire_before(first_live);
-  for (auto& f : frontier_)
-    for (auto it = f.begin(); it != f.end();) it = *it < first_live ? f.erase(it) : std::next(it);
+  for (TaskFrontier& f : frontier_) f.retire_before(first_live);
 }
 
 PlanCacheStats Planner::cache_stats() const {

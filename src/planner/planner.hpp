@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "distribution/device_set.hpp"
 #include "planner/array_state.hpp"
 #include "planner/dependency_tracker.hpp"
+#include "planner/task_frontier.hpp"
 #include "planner/plan.hpp"
 #include "planner/request.hpp"
 
@@ -97,6 +97,8 @@ class Planner {
   void set_plan_cache_enabled(bool enabled) { cache_enabled_ = enabled; }
   /// Entries of the dependency tracker (for tests and benchmarks: bounded between fences).
   size_t tracked_entries() const { return tracker_.size(); }
+  /// The most tasks one tracker entry holds (for tests: reader groups stay small).
+  size_t largest_tracked_group() const { return tracker_.largest_group(); }
 
  private:
   friend class PlanBuilder;
@@ -118,7 +120,7 @@ class Planner {
   std::unordered_map<ArrayId, ArrayState> arrays_;
   std::vector<InternedLayout> layouts_;  // see ArrayState
   DependencyTracker tracker_;
-  std::vector<std::unordered_set<TaskId>> frontier_;  // per worker: tasks nothing depends on yet
+  std::vector<TaskFrontier> frontier_;  // per worker: tasks nothing depends on yet
   std::unique_ptr<PlanCache> cache_;
   bool cache_enabled_ = true;
   uint64_t next_array_ = 0;

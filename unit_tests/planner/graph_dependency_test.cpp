@@ -56,6 +56,49 @@ TEST_F(GraphDependency, AWriteWaitsForEarlierReadersAndWriters) {
   EXPECT_TRUE(e2.precedes(e3));  // write-after-write on a
 }
 
+// A chain of launches that all read x (y = a x + y, without a fence): each depends on the one
+// before, so x's reader group keeps only the newest; the state does not grow with the chain.
+TEST_F(GraphDependency, AChainReadingOneArrayKeepsItsReaderGroupAtOne) {
+  use_cluster(1, 1);
+  const ArrayId x = array("x", Point{64}, dist::centralized(DeviceId(0)));
+  const ArrayId y = array("y", Point{64}, dist::centralized(DeviceId(0)));
+  const auto saxpy = launch("global i => read x[i], readwrite y[i]", {"x", "y"}, {x, y},
+                            Rect(Point{0}, Point{64}), Point{4}, work::block(64));
+  submit(saxpy);
+  const size_t entries = planner->tracked_entries();
+  for (int k = 0; k < 1000; ++k) submit(saxpy);
+  EXPECT_EQ(planner->largest_tracked_group(), 1u);
+  EXPECT_EQ(planner->tracked_entries(), entries);
+  // A write of x after the chain still follows every launch of it.
+  const Plan& w = submit(launch("global i => write x[i]", {"x"}, {x}, Rect(Point{0}, Point{64}),
+                                Point{4}, work::block(64)));
+  PlanQuery q = query();
+  const auto chain = q.select_all(kind<ExecuteTask>()) - q.select_all(of_launch(w.request));
+  EXPECT_EQ(chain.count(), 1001u);
+  EXPECT_TRUE(chain.precedes(q.select_all(kind<ExecuteTask>(), of_launch(w.request))));
+}
+
+// Readers that do not depend on each other all stay in the group: a write waits for each.
+TEST_F(GraphDependency, AWriteAfterConcurrentReadersFollowsEachOfThem) {
+  use_cluster(1, 1);
+  const ArrayId x = array("x", Point{64}, dist::centralized(DeviceId(0)));
+  std::vector<ArrayId> outs;
+  for (int k = 0; k < 5; ++k) {
+    outs.push_back(array("o" + std::to_string(k), Point{64}, dist::centralized(DeviceId(0))));
+    submit(launch("global i => read x[i], write o[i]", {"x", "o"}, {x, outs.back()},
+                  Rect(Point{0}, Point{64}), Point{4}, work::block(64)));
+  }
+  EXPECT_EQ(planner->largest_tracked_group(), 5u);
+  const Plan& w = submit(launch("global i => write x[i]", {"x"}, {x}, Rect(Point{0}, Point{64}),
+                                Point{4}, work::block(64)));
+  PlanQuery q = query();
+  const auto write = q.select_all(kind<ExecuteTask>(), of_launch(w.request));
+  const auto readers = q.select_all(kind<ExecuteTask>()) - write;
+  EXPECT_EQ(readers.count(), 5u);
+  EXPECT_TRUE(readers.all_concurrent());
+  EXPECT_TRUE(readers.precedes(write));
+}
+
 TEST_F(GraphDependency, AFenceWaitsForEverythingAndRetiringBoundsTheTracker) {
   use_cluster(2, 2);
   const ArrayId a = array("a", Point{32}, dist::stencil(8, 1));
