@@ -48,11 +48,10 @@ void DependencyTracker::prune_readers(TaskId task, const std::vector<ChunkAccess
     for (Entry& e : it->second) {
       if (e.is_write || e.region != a.region || e.tasks.size() < 2 || e.tasks.back() != task)
         continue;
-      e.tasks.erase(std::remove_if(e.tasks.begin(), e.tasks.end() - 1,
-                                   [&](TaskId t) {
-                                     return std::binary_search(deps.begin(), deps.end(), t);
-                                   }),
-                    e.tasks.end() - 1);
+      e.tasks.erase(
+          std::remove_if(e.tasks.begin(), e.tasks.end() - 1,
+                         [&](TaskId t) { return std::binary_search(deps.begin(), deps.end(), t); }),
+          e.tasks.end() - 1);
       break;
     }
   }

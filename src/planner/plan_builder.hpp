@@ -7,9 +7,9 @@
 #include "core/ids.hpp"
 #include "core/rect.hpp"
 #include "planner/dependency_tracker.hpp"
-#include "planner/task_frontier.hpp"
 #include "planner/plan.hpp"
 #include "planner/task.hpp"
+#include "planner/task_frontier.hpp"
 
 namespace lightning::planner {
 
@@ -26,9 +26,8 @@ struct ChunkRef {
 /// Temporaries made through it are deleted by finish().
 class PlanBuilder {
  public:
-  PlanBuilder(Plan& plan, DependencyTracker& tracker,
-              std::vector<TaskFrontier>& frontier, uint64_t& next_task,
-              uint64_t& next_chunk, uint64_t& next_tag);
+  PlanBuilder(Plan& plan, DependencyTracker& tracker, std::vector<TaskFrontier>& frontier,
+              uint64_t& next_task, uint64_t& next_chunk, uint64_t& next_tag);
 
   /// Adds a task on `worker`; returns its id.
   TaskId add(WorkerId worker, TaskKind kind, const std::vector<TaskId>& extra_deps = {});

@@ -80,29 +80,37 @@ constexpr int kParamShift = 40;
 LaunchShape LaunchShape::of(const LaunchRequest& request,
                             const std::vector<const ArrayState*>& arrays) {
   LaunchShape s;
-  s.kernel = request.kernel;
-  s.annotation = request.annotation;
-  s.scalars = request.scalars;
-  s.domain = request.domain;
-  s.block_size = request.block_size;
-  s.work = request.work;
-  s.layouts.resize(arrays.size(), nullptr);
-  s.aliases.resize(arrays.size(), -1);
+  s.assign(request, arrays);
+  return s;
+}
+
+void LaunchShape::assign(const LaunchRequest& request,
+                         const std::vector<const ArrayState*>& arrays) {
+  kernel = request.kernel;
+  annotation = request.annotation;
+  scalars.assign(request.scalars.begin(), request.scalars.end());
+  domain = request.domain;
+  block_size = request.block_size;
+  work = request.work;
+  layouts.assign(arrays.size(), nullptr);
+  aliases.assign(arrays.size(), -1);
   for (size_t p = 0; p < arrays.size(); ++p) {
     if (!arrays[p]) continue;
-    s.layouts[p] = arrays[p]->layout.get();
+    layouts[p] = arrays[p]->layout.get();
     for (size_t q = 0; q <= p; ++q)
       if (arrays[q] == arrays[p]) {
-        s.aliases[p] = static_cast<int>(q);
+        aliases[p] = static_cast<int>(q);
         break;
       }
   }
-  if (request.scalar_reduction) s.scalar_reduction = request.scalar_reduction->reduction;
+  scalar_reduction.reset();
+  scan.reset();
+  scan_returns_total = false;
+  if (request.scalar_reduction) scalar_reduction = request.scalar_reduction->reduction;
   if (request.scan) {
-    s.scan = request.scan->reduction;
-    s.scan_returns_total = request.scan->total.has_value();
+    scan = request.scan->reduction;
+    scan_returns_total = request.scan->total.has_value();
   }
-  return s;
 }
 
 bool operator==(const LaunchShape& a, const LaunchShape& b) {
@@ -184,6 +192,9 @@ PlanTemplate record_template(const Plan& plan, const PlanBuilder& builder,
         [&](LaunchId& l) { l = LaunchId(); }, [&](HostBufferId& h) { h = HostBufferId{}; });
     if (auto it = explicit_deps.find(t->id.value()); it != explicit_deps.end())
       for (TaskId d : *it->second) e.explicit_deps.push_back(position.at(d.value()));
+    if (tmpl.tasks_per_worker.size() <= e.worker.value())
+      tmpl.tasks_per_worker.resize(e.worker.value() + 1, 0);
+    ++tmpl.tasks_per_worker[e.worker.value()];
     tmpl.tasks.push_back(std::move(e));
   }
   for (TaskId c : plan.completion) tmpl.completion.push_back(position.at(c.value()));
@@ -206,6 +217,9 @@ std::vector<TaskId> replay_template(const PlanTemplate& tmpl, PlanBuilder& build
     const ArrayState& a = *arrays[param_plus_one - 1];
     c = a.chunk_ids[c.value() & ((uint64_t{1} << kParamShift) - 1)];
   };
+  std::vector<std::vector<Task>>& fragments = builder.plan().fragments;
+  for (size_t w = 0; w < tmpl.tasks_per_worker.size() && w < fragments.size(); ++w)
+    fragments[w].reserve(fragments[w].size() + tmpl.tasks_per_worker[w]);
   std::vector<TaskId> ids;
   ids.reserve(tmpl.tasks.size());
   std::vector<TaskId> deps;

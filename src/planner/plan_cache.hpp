@@ -39,6 +39,9 @@ struct LaunchShape {
   bool scan_returns_total = false;
 
   static LaunchShape of(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
+  /// Becomes of(request, arrays), reusing this shape's storage (the planner probes the cache
+  /// with one shape it keeps: a hit allocates nothing).
+  void assign(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
   friend bool operator==(const LaunchShape& a, const LaunchShape& b);
   size_t hash() const;
 };
@@ -56,6 +59,7 @@ struct PlanTemplate {
   std::vector<uint32_t> completion;
   uint64_t temporaries = 0;
   uint64_t tags = 0;
+  std::vector<uint32_t> tasks_per_worker;  ///< by worker: a replay reserves its fragments
 };
 
 /// Everything about ids that record() needs to know of the launch being recorded.

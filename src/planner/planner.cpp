@@ -200,7 +200,8 @@ Plan Planner::launch(const LaunchRequest& request) {
                     request.domain.to_string() + ", but its annotation was bound for rank " +
                     std::to_string(bound.launch_rank()));
 
-  std::vector<const ArrayState*> arrays(params.size(), nullptr);
+  std::vector<const ArrayState*>& arrays = launch_arrays_;
+  arrays.assign(params.size(), nullptr);
   for (size_t p = 0; p < params.size(); ++p) {
     if (!params[p].is_array) continue;
     const ArrayId id = request.arrays[p];
@@ -225,10 +226,9 @@ Plan Planner::launch(const LaunchRequest& request) {
   HostBufferId result;
   if (request.scalar_reduction) result = request.scalar_reduction->result;
   if (request.scan && request.scan->total) result = *request.scan->total;
-  LaunchShape shape;
   if (cache_enabled_) {
-    shape = LaunchShape::of(request, arrays);
-    if (const PlanTemplate* tmpl = cache_->find(shape)) {
+    probe_.assign(request, arrays);
+    if (const PlanTemplate* tmpl = cache_->find(probe_)) {
       plan.completion = replay_template(*tmpl, b, arrays, plan.request, result);
       return plan;
     }
@@ -241,7 +241,7 @@ Plan Planner::launch(const LaunchRequest& request) {
   } catch (Error& e) {
     throw e.with_context(context());
   }
-  if (cache_enabled_) cache_->insert(std::move(shape), record_template(plan, b, arrays, recorded));
+  if (cache_enabled_) cache_->insert(probe_, record_template(plan, b, arrays, recorded));
   return plan;
 }
 

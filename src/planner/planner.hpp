@@ -12,9 +12,10 @@
 #include "distribution/device_set.hpp"
 #include "planner/array_state.hpp"
 #include "planner/dependency_tracker.hpp"
-#include "planner/task_frontier.hpp"
 #include "planner/plan.hpp"
+#include "planner/plan_cache.hpp"
 #include "planner/request.hpp"
+#include "planner/task_frontier.hpp"
 
 namespace lightning::planner {
 
@@ -25,7 +26,6 @@ struct PlanCacheStats {
 };
 
 class PlanBuilder;
-class PlanCache;
 
 /// Turns requests into plans, keeping the state that links them: the arrays and their chunks,
 /// who touched which chunk region last (dependencies across requests), and a cache of planned
@@ -123,6 +123,9 @@ class Planner {
   std::vector<TaskFrontier> frontier_;  // per worker: tasks nothing depends on yet
   std::unique_ptr<PlanCache> cache_;
   bool cache_enabled_ = true;
+  // Scratch reused by every launch: one served from the plan cache allocates none of it.
+  std::vector<const ArrayState*> launch_arrays_;
+  LaunchShape probe_;
   uint64_t next_array_ = 0;
   uint64_t next_chunk_ = 0;
   uint64_t next_task_ = 0;
