@@ -223,8 +223,8 @@ void Driver::write(ArrayId array, const Rect& region, const void* host) {
   const planner::HostBufferId buffer = next_buffer();
   planner::Plan plan = planner_.write_from_host(array, region, buffer);
   worker::FragmentContext context;
-  context.host_buffers[buffer.value] = {const_cast<void*>(host), region,
-                                        planner_.array(array).element_size()};
+  context.add_host_buffer(buffer.value,
+                          {const_cast<void*>(host), region, planner_.array(array).element_size()});
   wait_for(submit(std::move(plan), std::move(context)));
   overwritten(array, region);
 }
@@ -234,7 +234,7 @@ void Driver::read(ArrayId array, const Rect& region, void* host) {
   const planner::HostBufferId buffer = next_buffer();
   planner::Plan plan = planner_.read_to_host(array, region, buffer);
   worker::FragmentContext context;
-  context.host_buffers[buffer.value] = {host, region, planner_.array(array).element_size()};
+  context.add_host_buffer(buffer.value, {host, region, planner_.array(array).element_size()});
   wait_for_value(submit(std::move(plan), std::move(context)));
 }
 
@@ -263,10 +263,10 @@ void Driver::launch(const Launch& l) {
   if (config_.check_access) remember_names(plan.request, l, described, bound);
   if (!poisoned_.empty()) renew_written(plan);
   worker::FragmentContext context;
-  context.launches[plan.request] = decoded.data;
+  context.add_launch(plan.request, decoded.data);
   if (returns_value) {
     decoded.data->reduction.init(l.result);
-    context.host_buffers[result.value] = {l.result, Rect(), decoded.data->reduction.value_size};
+    context.add_host_buffer(result.value, {l.result, Rect(), decoded.data->reduction.value_size});
   }
   const std::vector<TaskId> completion = submit(std::move(plan), std::move(context));
   if (returns_value) wait_for_value(completion);

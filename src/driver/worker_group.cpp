@@ -158,7 +158,7 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
     // planner gives host reads and writes to worker 0).
     rpc::SubmitFragment m;
     m.tasks = std::move(tasks);
-    for (const auto& [id, data] : context->launches) m.launches.emplace_back(id, *data);
+    for (const auto& [id, data] : context->launches()) m.launches.emplace_back(id, *data);
     cluster_->send(static_cast<int>(worker.value()), m);
   }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/ids.hpp"
@@ -36,10 +36,30 @@ struct HostBuffer {
   size_t element_size = 0;
 };
 
-/// The launches and host buffers a fragment's tasks refer to.
-struct FragmentContext {
-  std::unordered_map<LaunchId, std::shared_ptr<const LaunchData>> launches;
-  std::unordered_map<uint64_t, HostBuffer> host_buffers;  ///< by HostBufferId value
+/// The launches and host buffers a fragment's tasks refer to. A fragment names one launch
+/// and a buffer or two (a launch's result, a read's target): they are kept in small vectors,
+/// built for every launch without a hash table.
+class FragmentContext {
+ public:
+  /// Adds (or replaces) the data of `launch`.
+  void add_launch(LaunchId launch, std::shared_ptr<const LaunchData> data);
+  /// Adds (or replaces) the buffer named `buffer` (a HostBufferId's value).
+  void add_host_buffer(uint64_t buffer, HostBuffer host);
+
+  /// The data of `launch`, or nullptr when the fragment carries none.
+  const std::shared_ptr<const LaunchData>* find_launch(LaunchId launch) const;
+  /// The data of `launch`; throws Error(kInternal) when the fragment carries none.
+  const std::shared_ptr<const LaunchData>& launch(LaunchId launch) const;
+  /// The buffer named `buffer`; throws Error(kInternal) when the fragment carries none.
+  const HostBuffer& host_buffer(uint64_t buffer) const;
+
+  const std::vector<std::pair<LaunchId, std::shared_ptr<const LaunchData>>>& launches() const {
+    return launches_;
+  }
+
+ private:
+  std::vector<std::pair<LaunchId, std::shared_ptr<const LaunchData>>> launches_;
+  std::vector<std::pair<uint64_t, HostBuffer>> host_buffers_;
 };
 
 }  // namespace lightning::worker

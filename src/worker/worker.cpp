@@ -301,12 +301,12 @@ void Worker::run_task(const Task& task) {
   const std::vector<void*>& pointers = staged == staged_.end() ? kUnstaged : staged->second;
   auto buffer = [&](size_t access) { return placed(task, access, pointers.at(access)); };
   auto host_buffer = [&](planner::HostBufferId id) {
-    const HostBuffer& h = context->host_buffers.at(id.value);
+    const HostBuffer& h = context->host_buffer(id.value);
     return PlacedBuffer{h.data, h.box, h.element_size, MemorySpace::host()};
   };
   // A custom reduction joins with the functions of its launch's kernel, resolved in this process.
   auto resolved = [&](const Reduction& r, LaunchId launch) {
-    return r.is_custom() ? context->launches.at(launch)->reduction : r;
+    return r.is_custom() ? context->launch(launch)->reduction : r;
   };
 
   std::visit(
@@ -319,7 +319,7 @@ void Worker::run_task(const Task& task) {
             events_.push(RanEvent{task.id, {}});
           },
           [&](const planner::ExecuteTask& t) {
-            std::shared_ptr<const LaunchData> launch = context->launches.at(t.launch);
+            std::shared_ptr<const LaunchData> launch = context->launch(t.launch);
             Device& device = *devices_[device_index_.at(t.device)];
             const bool checked = options_.check_access &&
                                  device.checks_accesses(kernel::KernelRegistry::get(t.kernel));
@@ -403,9 +403,8 @@ void Worker::name_kernel(const Task& task, planner::TaskFailure::Kernel& names) 
     names.name = kernel::KernelRegistry::get(e.kernel).name;
   auto context = contexts_.find(task.id);
   if (context == contexts_.end()) return;
-  auto launch = context->second->launches.find(e.launch);
-  if (launch != context->second->launches.end() && launch->second)
-    names.label = launch->second->name;
+  const auto* launch = context->second->find_launch(e.launch);
+  if (launch && *launch) names.label = (*launch)->name;
 }
 
 }  // namespace lightning::worker

@@ -181,8 +181,8 @@ std::shared_ptr<FragmentContext> context_for(const Rect& box, std::vector<double
   launch->functor.resize(sizeof(Double));
   launch->extents = {Point{box.hi()[0]}};
   launch->arrays = kernel::KernelRegistry::get(kDouble).description.arrays;
-  context->launches[LaunchId(1)] = launch;
-  context->host_buffers[7] = {host.data(), box, 8};
+  context->add_launch(LaunchId(1), launch);
+  context->add_host_buffer(7, {host.data(), box, 8});
   return context;
 }
 
@@ -292,10 +292,10 @@ TEST(Worker, LaunchesIssuedBehindAFailedLaunchDoNotRun) {
     data->functor.resize(sizeof(CountRuns));
     data->extents = {Point{8}};
     data->arrays = kernel::KernelRegistry::get(kernel).description.arrays;
-    context->launches[LaunchId(static_cast<uint64_t>(id))] = data;
+    context->add_launch(LaunchId(static_cast<uint64_t>(id)), data);
   }
   std::vector<double> host(8, -1);
-  context->host_buffers[7] = {host.data(), box, 8};
+  context->add_host_buffer(7, {host.data(), box, 8});
   counted_runs = 0;
   worker.submit(
       {task(1, w, create(1, box, DeviceId(0)), {}),
@@ -333,7 +333,7 @@ TEST(Worker, TwoWorkersExchangeARegionThroughTheTransport) {
   const Rect box(Point{0}, Point{4});
   std::vector<double> host(4, 0);
   auto context = std::make_shared<FragmentContext>();
-  context->host_buffers[7] = {host.data(), box, 8};
+  context->add_host_buffer(7, {host.data(), box, 8});
   // The receiver first: its Recv waits for the message.
   w1.submit(
       {task(11, WorkerId(1), create(2, box, DeviceId(1)), {}),
