@@ -320,7 +320,8 @@ void launch_kernel(Dispatch dispatch) {
   // A LIGHTNING_KERNEL's members and a LIGHTNING_LAMBDA's captures are what they are listed
   // as (Views and numbers); what else the closure holds is checked for addresses.
   std::vector<std::pair<std::size_t, std::size_t>> listed;
-  if (info.device.param_offsets.size() == signature.params.size())
+  if (info.device.param_offsets.size() == signature.params.size()) {
+    listed.reserve(signature.params.size());
     for (size_t p = 0; p < signature.params.size(); ++p) {
       const annotation::KernelParam& param = signature.params[p];
       const std::size_t size =
@@ -328,6 +329,7 @@ void launch_kernel(Dispatch dispatch) {
                          : size_of(param.type);
       listed.emplace_back(info.device.param_offsets[p], info.device.param_offsets[p] + size);
     }
+  }
   check_closure(what, static_cast<const unsigned char*>(dispatch.functor) + dispatch.values_begin,
                 dispatch.values_end - dispatch.values_begin, listed, state().tool_hooks.get());
   if (dispatch.team) {

@@ -37,14 +37,15 @@ class MessageQueue {
     return message;
   }
 
-  /// Waits as pop() does, then takes every message queued, oldest first: one lock for a
-  /// burst of messages rather than one each.
-  std::deque<T> pop_all() {
+  /// Waits as pop() does, then moves every message queued into `into` (emptied first),
+  /// oldest first: one lock for a burst of messages rather than one each. The queue and
+  /// `into` trade storage, so a consumer that passes the same deque each time (drained)
+  /// allocates nothing for a burst that fits what both held before.
+  void pop_all(std::deque<T>& into) {
+    into.clear();
     std::unique_lock<std::mutex> lock = wait_for_message();
-    std::deque<T> messages;
-    messages.swap(queue_);
+    into.swap(queue_);
     size_.store(0, std::memory_order_release);
-    return messages;
   }
 
   std::optional<T> try_pop() {

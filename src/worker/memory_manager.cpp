@@ -378,6 +378,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
 
   // From here on the request succeeds (barring I/O errors and corrupt spill files).
   std::vector<Held>& held = tokens_[token];
+  held.reserve(held.size() + merged.size());
   std::vector<ChunkId> written;  // chunks whose writers count this token
   try {
     // Pin the copies already in place, except unlocked ones on a memory too fragmented to
@@ -569,6 +570,7 @@ bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageReques
     if (write && (c.copies.size() != 1 || c.on_disk)) return false;
   }
   std::vector<Held>& held = tokens_[token];
+  held.reserve(held.size() + merged.size());
   for (const auto& [key, write] : merged) {
     Chunk& c = chunks_.at(key.first);
     lock_copy(key.first, c, key.second);

@@ -48,6 +48,7 @@ MemoryReport StagingThread::report() {
 
 std::vector<void*> StagingThread::pointers_of(const std::vector<StageRequest>& requests) const {
   std::vector<void*> pointers;
+  pointers.reserve(requests.size());
   for (const StageRequest& r : requests) pointers.push_back(memory_->data(r.chunk, r.where));
   return pointers;
 }
@@ -89,8 +90,10 @@ void StagingThread::loop() {
     }
     replies_.done(task, std::move(failure));
   };
+  std::deque<Op> popped;  // reused: draining the queue allocates nothing
   for (;;) {
-    for (Op& op : ops_.pop_all()) {
+    ops_.pop_all(popped);
+    for (Op& op : popped) {
       if (std::holds_alternative<StopOp>(op)) return;
       std::visit(Overloaded{
                      [&](StageOp& s) {

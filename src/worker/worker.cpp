@@ -153,9 +153,12 @@ void Worker::submit(std::vector<Task> tasks, std::shared_ptr<const FragmentConte
 // ---- scheduler thread ----
 
 void Worker::scheduler_loop() {
-  for (;;)
-    for (Event& event : events_.pop_all())
+  std::deque<Event> popped;  // reused: draining the queue allocates nothing
+  for (;;) {
+    events_.pop_all(popped);
+    for (Event& event : popped)
       if (!handle_event(event)) return;
+  }
 }
 
 bool Worker::handle_event(Event& event) {
