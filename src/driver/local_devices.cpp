@@ -24,25 +24,30 @@ namespace lightning::driver {
 namespace {
 #if LIGHTNING_HAVE_CUDA
 // The GPUs the configuration selects (devices=auto: this process's share of the node's, by
-// its node rank); none means emulated host devices.
-std::vector<cuda::GpuInfo> selected_gpus(const Config& config) {
-  if (config.devices.kind == DeviceSelection::Kind::kHost) return {};
-  return cuda::select_gpus(config.devices, cuda::discover_gpus(),
-                           node_rank_from(Config::process_environment()));
-}
+// its node rank; none means emulated host devices), and how many processes of the node share
+// each: those devices=auto puts on one GPU split its default pool; explicit selections are
+// the user's (each process takes its pools). The node's GPUs are discovered once.
+struct GpuChoice {
+  std::vector<cuda::GpuInfo> gpus;
+  int processes_per_gpu = 1;
+};
 
-// How many processes of the node share each selected GPU: those devices=auto puts on one GPU
-// split its default pool; explicit selections are the user's (each process takes its pools).
-int processes_per_gpu(const Config& config, size_t node_gpus) {
-  if (config.devices.kind != DeviceSelection::Kind::kAuto) return 1;
-  return gpu_share(node_gpus, node_rank_from(Config::process_environment())).processes_per_gpu;
+GpuChoice choose_gpus(const Config& config) {
+  if (config.devices.kind == DeviceSelection::Kind::kHost) return {};
+  const std::vector<cuda::GpuInfo> node_gpus = cuda::discover_gpus();
+  const NodeRank node = node_rank_from(Config::process_environment());
+  GpuChoice choice;
+  choice.gpus = cuda::select_gpus(config.devices, node_gpus, node);
+  if (config.devices.kind == DeviceSelection::Kind::kAuto)
+    choice.processes_per_gpu = gpu_share(node_gpus.size(), node).processes_per_gpu;
+  return choice;
 }
 #endif
 }  // namespace
 
 LocalDevices local_devices(const Config& config) {
 #if LIGHTNING_HAVE_CUDA
-  const auto gpus = selected_gpus(config);
+  const auto gpus = choose_gpus(config).gpus;
   if (!gpus.empty()) return {static_cast<int>(gpus.size()), true};
 #else
   if (config.devices.kind == DeviceSelection::Kind::kCuda)
@@ -64,13 +69,13 @@ void apply_worker_settings(const Config& config, worker::WorkerOptions& options)
 void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& options) {
   for (worker::WorkerOptions& o : options) o.platform = std::make_shared<host::HostPlatform>();
 #if LIGHTNING_HAVE_CUDA
-  const auto gpus = selected_gpus(config);
+  const GpuChoice choice = choose_gpus(config);
+  const auto& gpus = choice.gpus;
   if (gpus.empty() || options.empty()) return;
   uint64_t smallest = gpus.front().total_memory;
   for (const auto& g : gpus) smallest = std::min(smallest, g.total_memory);
   const uint64_t share =
-      smallest / 10 * 8 / options.size() /
-      static_cast<uint64_t>(processes_per_gpu(config, cuda::discover_gpus().size()));
+      smallest / 10 * 8 / options.size() / static_cast<uint64_t>(choice.processes_per_gpu);
   auto images = std::make_shared<cuda::JitCache>(
       cuda::JitCache::directory_for(config, Config::process_environment()));
   for (worker::WorkerOptions& o : options) {
