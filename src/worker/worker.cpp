@@ -217,6 +217,7 @@ void Worker::stage_task(const Task& task, const std::vector<TaskId>& behind) {
   // element they declare.
   const bool data_task = !std::holds_alternative<planner::ExecuteTask>(task.kind);
   std::vector<StageRequest> requests;
+  requests.reserve(task.accesses.size());
   for (const auto& a : task.accesses) {
     const bool write = a.mode != planner::ChunkAccessMode::kRead;
     const bool overwrites = data_task && a.mode == planner::ChunkAccessMode::kWrite &&
@@ -337,12 +338,14 @@ void Worker::run_task(const Task& task) {
               failed = std::make_shared<std::atomic<bool>>(false);
               launch_failed_.emplace(task.id, failed);
             }
-            device.launch(std::move(run), [this, track, id = task.id, name = launch->name,
-                                           superblock = t.superblock.to_string(),
-                                           device = t.device.to_string(),
+            // The trace's texts are made only when it records (not for every launch).
+            device.launch(std::move(run), [this, track, id = task.id, launch,
+                                           superblock = t.superblock, device = t.device,
                                            failed](std::exception_ptr e, OpSpan span) {
               if (failed && e) failed->store(true, std::memory_order_release);
-              if (!e) record(track, name, span, {{"superblock", superblock}, {"device", device}});
+              if (!e && track >= 0)
+                record(track, launch->name, span,
+                       {{"superblock", superblock.to_string()}, {"device", device.to_string()}});
               events_.push(RanEvent{id, failure_from(e)});
             });
           },
