@@ -9,15 +9,22 @@
 namespace lightning::worker {
 
 void run_timed(Engine& engine, Engine::Job job, Device::Done done) {
-  auto span = std::make_shared<OpSpan>();
+  // One shared block for the job, its completion and its span: the two functions the engine
+  // gets then hold one pointer each, which std::function keeps without allocating.
+  struct Timed {
+    Engine::Job job;
+    Device::Done done;
+    OpSpan span;
+  };
+  auto timed = std::make_shared<Timed>(Timed{std::move(job), std::move(done), {}});
   engine.execute(
-      [job = std::move(job), span] {
-        span->start = std::chrono::steady_clock::now();
-        job();
+      [timed] {
+        timed->span.start = std::chrono::steady_clock::now();
+        timed->job();
       },
-      [done = std::move(done), span](std::exception_ptr e) {
-        span->end = std::chrono::steady_clock::now();
-        done(std::move(e), *span);
+      [timed](std::exception_ptr e) {
+        timed->span.end = std::chrono::steady_clock::now();
+        timed->done(std::move(e), timed->span);
       });
 }
 
