@@ -63,7 +63,7 @@ class Worker::Sink final : public SchedulerSink {
   }
   void run(const Task& task) override { w_.run_task(task); }
   void unstage(const Task& task) override {
-    w_.staged_.erase(task.id);
+    if (auto it = w_.tasks_.find(task.id); it != w_.tasks_.end()) it->second.staged.clear();
     w_.staging_->unstage(task.id);
   }
   void completed(const Task& task, const std::optional<planner::TaskFailure>& failure) override {
@@ -168,7 +168,7 @@ bool Worker::handle_event(Event& event) {
         Overloaded{
             [&](SubmitEvent& e) { handle(e); },
             [&](StagedEvent& e) {
-              staged_[e.task] = std::move(e.pointers);
+              tasks_[e.task].staged = std::move(e.pointers);
               scheduler_->on_staged(e.task);
             },
             [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
@@ -195,7 +195,8 @@ bool Worker::handle_event(Event& event) {
 }
 
 void Worker::handle(SubmitEvent& e) {
-  for (const Task& t : e.tasks) contexts_[t.id] = e.context;
+  tasks_.reserve(tasks_.size() + e.tasks.size());
+  for (const Task& t : e.tasks) tasks_[t.id].context = e.context;
   scheduler_->submit(std::move(e.tasks));
 }
 
@@ -299,10 +300,9 @@ void Worker::record(int track, const std::string& name, OpSpan span, std::vector
 }
 
 void Worker::run_task(const Task& task) {
-  std::shared_ptr<const FragmentContext> context = contexts_.at(task.id);
-  static const std::vector<void*> kUnstaged;  // tasks that need no staging
-  auto staged = staged_.find(task.id);
-  const std::vector<void*>& pointers = staged == staged_.end() ? kUnstaged : staged->second;
+  TaskState& state = tasks_.at(task.id);
+  std::shared_ptr<const FragmentContext> context = state.context;
+  const std::vector<void*>& pointers = state.staged;  // empty for tasks that need no staging
   auto buffer = [&](size_t access) { return placed(task, access, pointers.at(access)); };
   auto host_buffer = [&](planner::HostBufferId id) {
     const HostBuffer& h = context->host_buffer(id.value);
@@ -333,10 +333,10 @@ void Worker::run_task(const Task& task) {
             std::shared_ptr<std::atomic<bool>> failed;
             if (device.runs_launches_in_order()) {
               for (TaskId d : task.deps)
-                if (auto f = launch_failed_.find(d); f != launch_failed_.end())
-                  run.skip_if_failed.push_back(f->second);
+                if (auto f = tasks_.find(d); f != tasks_.end() && f->second.launch_failed)
+                  run.skip_if_failed.push_back(f->second.launch_failed);
               failed = std::make_shared<std::atomic<bool>>(false);
-              launch_failed_.emplace(task.id, failed);
+              state.launch_failed = failed;
             }
             // The trace's texts are made only when it records (not for every launch).
             device.launch(std::move(run), [this, track, id = task.id, launch,
@@ -396,9 +396,7 @@ void Worker::report_completion(const Task& task,
   exchange_->ended(task, failure);
   std::optional<planner::TaskFailure> reported = failure;
   if (reported && reported->kernel) name_kernel(task, *reported->kernel);
-  contexts_.erase(task.id);
-  staged_.erase(task.id);
-  launch_failed_.erase(task.id);
+  tasks_.erase(task.id);
   on_completed_(options_.id, task.id, reported);
 }
 
@@ -407,9 +405,9 @@ void Worker::name_kernel(const Task& task, planner::TaskFailure::Kernel& names) 
   const auto& e = std::get<planner::ExecuteTask>(task.kind);
   if (kernel::KernelRegistry::contains(e.kernel))
     names.name = kernel::KernelRegistry::get(e.kernel).name;
-  auto context = contexts_.find(task.id);
-  if (context == contexts_.end()) return;
-  const auto* launch = context->second->find_launch(e.launch);
+  auto state = tasks_.find(task.id);
+  if (state == tasks_.end() || !state->second.context) return;
+  const auto* launch = state->second.context->find_launch(e.launch);
   if (launch && *launch) names.label = (*launch)->name;
 }
 

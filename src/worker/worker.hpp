@@ -147,10 +147,15 @@ class Worker {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<ExchangePort> exchange_port_;
   std::unique_ptr<DataExchange> exchange_;
-  std::unordered_map<TaskId, std::shared_ptr<const FragmentContext>> contexts_;
-  std::unordered_map<TaskId, std::vector<void*>> staged_;  // per access, Task::accesses order
-  // Launches in flight on in-order devices: set when they fail, for those issued behind them.
-  std::unordered_map<TaskId, std::shared_ptr<std::atomic<bool>>> launch_failed_;
+  // What the worker keeps of each task from its submission to its completion (one entry per
+  // task: this is built and dropped for every task).
+  struct TaskState {
+    std::shared_ptr<const FragmentContext> context;
+    std::vector<void*> staged;  ///< its chunks' data while staged, per access (accesses order)
+    /// A launch in flight on an in-order device: set when it fails, for those issued behind.
+    std::shared_ptr<std::atomic<bool>> launch_failed;
+  };
+  std::unordered_map<TaskId, TaskState> tasks_;
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).
   std::vector<std::unique_ptr<Device>> devices_;
