@@ -77,13 +77,6 @@ constexpr int kParamShift = 40;
 
 }  // namespace
 
-LaunchShape LaunchShape::of(const LaunchRequest& request,
-                            const std::vector<const ArrayState*>& arrays) {
-  LaunchShape s;
-  s.assign(request, arrays);
-  return s;
-}
-
 void LaunchShape::assign(const LaunchRequest& request,
                          const std::vector<const ArrayState*>& arrays) {
   kernel = request.kernel;

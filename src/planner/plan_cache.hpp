@@ -38,9 +38,9 @@ struct LaunchShape {
   std::optional<Reduction> scan;  ///< a parallel_scan's
   bool scan_returns_total = false;
 
-  static LaunchShape of(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
-  /// Becomes of(request, arrays), reusing this shape's storage (the planner probes the cache
-  /// with one shape it keeps: a hit allocates nothing).
+  /// Becomes the shape of `request` over `arrays` (one per parameter, null for scalars),
+  /// reusing this shape's storage (the planner probes the cache with one shape it keeps: a hit
+  /// allocates nothing).
   void assign(const LaunchRequest& request, const std::vector<const ArrayState*>& arrays);
   friend bool operator==(const LaunchShape& a, const LaunchShape& b);
   size_t hash() const;

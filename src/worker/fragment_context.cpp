@@ -3,29 +3,37 @@
 #include "core/error.hpp"
 
 namespace lightning::worker {
+namespace {
+
+// The value stored under `key` in a small list of pairs (const or not), or nullptr.
+template <class List, class Key>
+auto find_in(List& list, Key key) -> decltype(&list.front().second) {
+  for (auto& [id, value] : list)
+    if (id == key) return &value;
+  return nullptr;
+}
+
+// Stores `value` under `key`, replacing what was there.
+template <class Key, class Value>
+void put_in(std::vector<std::pair<Key, Value>>& list, Key key, Value value) {
+  if (Value* known = find_in(list, key))
+    *known = std::move(value);
+  else
+    list.emplace_back(key, std::move(value));
+}
+
+}  // namespace
 
 void FragmentContext::add_launch(LaunchId launch, std::shared_ptr<const LaunchData> data) {
-  for (auto& [id, known] : launches_)
-    if (id == launch) {
-      known = std::move(data);
-      return;
-    }
-  launches_.emplace_back(launch, std::move(data));
+  put_in(launches_, launch, std::move(data));
 }
 
 void FragmentContext::add_host_buffer(uint64_t buffer, HostBuffer host) {
-  for (auto& [id, known] : host_buffers_)
-    if (id == buffer) {
-      known = host;
-      return;
-    }
-  host_buffers_.emplace_back(buffer, host);
+  put_in(host_buffers_, buffer, host);
 }
 
 const std::shared_ptr<const LaunchData>* FragmentContext::find_launch(LaunchId launch) const {
-  for (const auto& [id, data] : launches_)
-    if (id == launch) return &data;
-  return nullptr;
+  return find_in(launches_, launch);
 }
 
 const std::shared_ptr<const LaunchData>& FragmentContext::launch(LaunchId launch) const {
@@ -35,8 +43,7 @@ const std::shared_ptr<const LaunchData>& FragmentContext::launch(LaunchId launch
 }
 
 const HostBuffer& FragmentContext::host_buffer(uint64_t buffer) const {
-  for (const auto& [id, host] : host_buffers_)
-    if (id == buffer) return host;
+  if (const HostBuffer* host = find_in(host_buffers_, buffer)) return *host;
   throw Error(ErrorKind::kInternal, "a fragment's task names host buffer " +
                                         std::to_string(buffer) + ", which it does not carry");
 }
