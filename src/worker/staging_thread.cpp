@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/overloaded.hpp"
+#include "worker/thread_pool.hpp"
 
 namespace lightning::worker {
 
@@ -80,6 +81,7 @@ void StagingThread::retry_waiting() {
 }
 
 void StagingThread::loop() {
+  name_current_thread("staging");
   // Runs `f`, answering `task` with what it threw.
   auto answer = [this](TaskId task, auto f) {
     std::optional<planner::TaskFailure> failure;

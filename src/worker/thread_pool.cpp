@@ -61,8 +61,7 @@ void ThreadPool::submit(std::function<void()> job) {
 }
 
 void ThreadPool::run(int index) {
-  const std::string os_name = thread_name(name_, index, count_);
-  pthread_setname_np(pthread_self(), os_name.c_str());
+  name_current_thread(thread_name(name_, index, count_));
   for (;;) {
     std::function<void()> job;
     // As MessageQueue::pop: the next job of a chain of small ones comes within microseconds;
@@ -90,6 +89,10 @@ void ThreadPool::run(int index) {
       std::terminate();
     }
   }
+}
+
+void name_current_thread(const std::string& name) {
+  pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
 }
 
 std::string current_thread_name() {

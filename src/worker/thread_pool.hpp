@@ -53,6 +53,10 @@ class ThreadPool {
   std::vector<std::thread> threads_;  // last: started once everything above exists
 };
 
+/// Names the calling thread for debuggers and profilers (shortened to the system's 15
+/// characters): the runtime's threads outside pools name themselves with it.
+void name_current_thread(const std::string& name);
+
 /// The name of the calling thread as the system knows it (what a pool named it; for tests
 /// and messages).
 std::string current_thread_name();

@@ -9,6 +9,7 @@
 #include "kernel/kernel_registry.hpp"
 #include "worker/kernel_run_binding.hpp"
 #include "worker/region_ops.hpp"
+#include "worker/thread_pool.hpp"
 
 namespace lightning::worker {
 
@@ -153,6 +154,7 @@ void Worker::submit(std::vector<Task> tasks, std::shared_ptr<const FragmentConte
 // ---- scheduler thread ----
 
 void Worker::scheduler_loop() {
+  name_current_thread(options_.id.to_string() + " scheduler");
   std::deque<Event> popped;  // reused: draining the queue allocates nothing
   for (;;) {
     events_.pop_all(popped);
