@@ -490,6 +490,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     tokens_.erase(token);
     throw;
   }
+  ++counters_.stagings;
   return StageResult::kStaged;
 }
 
@@ -577,6 +578,7 @@ bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageReques
     held.push_back({key.first, key.second, write});
     if (write) ++c.writers;
   }
+  ++counters_.stagings;
   return true;
 }
 

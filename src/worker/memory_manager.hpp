@@ -50,6 +50,7 @@ enum class StageResult {
 
 /// What the manager has done so far: for tests, traces and the soak test.
 struct MemoryCounters {
+  uint64_t stagings = 0;             ///< tokens staged (stage() and stage_in_place())
   uint64_t device_evictions = 0;     ///< copies removed from a device memory to make room
   uint64_t host_evictions = 0;       ///< copies removed from host memory to make room
   uint64_t write_backs_to_host = 0;  ///< evicted device copies written to host memory

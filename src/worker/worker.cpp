@@ -65,7 +65,7 @@ class Worker::Sink final : public SchedulerSink {
   void run(const Task& task) override { w_.run_task(task); }
   void unstage(const Task& task) override {
     if (auto it = w_.tasks_.find(task.id); it != w_.tasks_.end()) it->second.staged.clear();
-    w_.staging_->unstage(task.id);
+    if (std::optional<TaskId> token = w_.leases_.release(task.id)) w_.staging_->unstage(*token);
   }
   void completed(const Task& task, const std::optional<planner::TaskFailure>& failure) override {
     w_.report_completion(task, failure);
@@ -170,11 +170,23 @@ bool Worker::handle_event(Event& event) {
         Overloaded{
             [&](SubmitEvent& e) { handle(e); },
             [&](StagedEvent& e) {
+              // Launches that shared this one's staging meanwhile are staged too (answered
+              // after it).
+              for (auto& [task, pointers] : leases_.staged(e.task, e.pointers))
+                events_.push(StagedEvent{task, std::move(pointers)});
               tasks_[e.task].staged = std::move(e.pointers);
               scheduler_->on_staged(e.task);
             },
-            [&](StageFailedEvent& e) { scheduler_->on_failed(e.task, e.failure); },
-            [&](NotInPlaceEvent& e) { scheduler_->on_not_in_place(e.task); },
+            [&](StageFailedEvent& e) {
+              for (auto& [task, none] : leases_.not_staged(e.task))
+                events_.push(NotInPlaceEvent{task});
+              scheduler_->on_failed(e.task, e.failure);
+            },
+            [&](NotInPlaceEvent& e) {
+              for (auto& [task, none] : leases_.not_staged(e.task))
+                events_.push(NotInPlaceEvent{task});
+              scheduler_->on_not_in_place(e.task);
+            },
             [&](RanEvent& e) { scheduler_->on_ran(e.task, std::move(e.failure)); },
             [&](ReceivedEvent& e) { exchange_->received(e.task, std::move(e.payload), e.error); },
             [&](ArrivedEvent& e) {
@@ -227,10 +239,26 @@ void Worker::stage_task(const Task& task, const std::vector<TaskId>& behind) {
                             a.region == chunks().at(a.chunk).box;
     requests.push_back({a.chunk, space_for(task, a.chunk), write, overwrites});
   }
-  if (behind.empty())
-    staging_->stage(task.id, std::move(requests));
-  else
-    staging_->stage_in_place(task.id, std::move(requests), behind);
+  if (behind.empty()) {
+    leases_.requested(task.id, requests);
+    return staging_->stage(task.id, std::move(requests));
+  }
+  // Behind a launch holding exactly these chunks: share its staging (answered through this
+  // thread's own queue, as the staging thread would answer: the scheduler is not re-entered).
+  std::vector<void*> pointers;
+  switch (leases_.share(task.id, requests, behind, &pointers)) {
+    case StagingLeases::Share::kShared:
+      return events_.push(StagedEvent{task.id, std::move(pointers)});
+    case StagingLeases::Share::kPending:
+      return;  // answered with the launch it shares with
+    case StagingLeases::Share::kNo:
+      break;
+  }
+  leases_.requested(task.id, requests);
+  std::vector<TaskId> tokens;  // the launches behind hold their chunks under these
+  tokens.reserve(behind.size());
+  for (TaskId b : behind) tokens.push_back(leases_.token(b));
+  staging_->stage_in_place(task.id, std::move(requests), tokens);
 }
 
 PlacedBuffer Worker::placed(const Task& task, size_t access, void* data) const {

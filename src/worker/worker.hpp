@@ -25,6 +25,7 @@
 #include "worker/fragment_context.hpp"
 #include "worker/memory_manager.hpp"
 #include "worker/scheduler.hpp"
+#include "worker/staging_leases.hpp"
 #include "worker/staging_thread.hpp"
 #include "worker/trace_writer.hpp"
 
@@ -156,6 +157,7 @@ class Worker {
     std::shared_ptr<std::atomic<bool>> launch_failed;
   };
   std::unordered_map<TaskId, TaskState> tasks_;
+  StagingLeases leases_;  // which token holds each staged task's chunks
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).
   std::vector<std::unique_ptr<Device>> devices_;

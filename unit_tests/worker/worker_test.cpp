@@ -322,6 +322,53 @@ TEST(Worker, LaunchesIssuedBehindAFailedLaunchDoNotRun) {
   EXPECT_FALSE(done.failures.at(TaskId(9)));
 }
 
+// A chain of launches of one kernel on an in-order device: each is issued behind the one before
+// and shares its staging (the memory manager stages the first only), and they run in order.
+TEST(Worker, AChainOfLaunchesOnTheSameChunksSharesOneStaging) {
+  Completions done;
+  comm::LoopbackTransport transport;
+  WorkerOptions o;
+  o.id = WorkerId(0);
+  o.devices = {DeviceId(0)};
+  o.memory.devices = {{DeviceId(0), 1 << 20}};
+  o.platform = std::make_shared<host::HostPlatform>();
+  Worker worker(o, transport, done.handler());
+  const Rect box(Point{0}, Point{8});
+  const WorkerId w(0);
+  auto context = std::make_shared<FragmentContext>();
+  auto data = std::make_shared<LaunchData>();
+  data->kernel = kCountRuns;
+  data->name = "count";
+  data->functor.resize(sizeof(CountRuns));
+  data->extents = {Point{8}};
+  data->arrays = kernel::KernelRegistry::get(kCountRuns).description.arrays;
+  context->add_launch(LaunchId(1), data);
+  std::vector<double> host(8, -1);
+  context->add_host_buffer(7, {host.data(), box, 8});
+  constexpr uint64_t kLaunches = 20;
+  std::vector<Task> tasks = {task(1, w, create(1, box, DeviceId(0)), {}),
+                             task(2, w, planner::FillTask{ChunkId(1), box, bytes_of(1.5)}, {1})};
+  for (uint64_t i = 0; i < kLaunches; ++i) {
+    planner::ExecuteTask exec{LaunchId(1), kCountRuns, box, DeviceId(0), {}, ChunkId()};
+    exec.bindings.push_back({0, ChunkId(1), box, planner::ChunkAccessMode::kReadWrite});
+    tasks.push_back(task(3 + i, w, exec, {2 + i}));
+  }
+  const uint64_t read = 3 + kLaunches;
+  tasks.push_back(
+      task(read, w, planner::HostReadTask{ChunkId(1), {7}, box, box, false, {}, {}}, {read - 1}));
+  tasks.push_back(task(read + 1, w, planner::DeleteChunkTask{ChunkId(1), box}, {read}));
+  counted_runs = 0;
+  worker.submit(std::move(tasks), context);
+  ASSERT_TRUE(done.wait(read + 1));
+  for (const auto& [id, failure] : done.failures) EXPECT_FALSE(failure) << id;
+  EXPECT_EQ(counted_runs, static_cast<int>(kLaunches));
+  EXPECT_EQ(host, std::vector<double>(8, 1.5 + kLaunches));
+  const Worker::MemoryReport report = worker.memory_report();
+  // The fill, the first launch and the read: the other launches shared the first's.
+  EXPECT_EQ(report.counters.stagings, 3u);
+  EXPECT_EQ(report.chunks, 0u);
+}
+
 // Worker 0 fills a region and sends it; worker 1 receives it into its own chunk and reads it
 // into a host buffer: the Send/Recv protocol over the in-process transport.
 TEST(Worker, TwoWorkersExchangeARegionThroughTheTransport) {

@@ -1,0 +1,99 @@
+// Which staging token holds each staged task's chunks: a launch issued behind one that holds
+// exactly the chunks it needs shares that launch's staging instead of asking for its own.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/ids.hpp"
+#include "worker/memory_manager.hpp"
+
+namespace lightning::worker {
+
+/// The staging of a worker's tasks as tokens shared between tasks, on the scheduler thread.
+///
+/// A task staged by the memory manager holds its chunks under its own token. A launch issued
+/// behind others on an in-order device (Scheduler) usually needs the very chunks the launch
+/// before it holds: the same chunks, in the same memories, written or not alike (a loop of
+/// one kernel). It then *shares* that launch's token: its data pointers are the holder's, and
+/// no message goes to the staging thread and back, neither to stage nor to unstage it. The
+/// token is released (unstaged) when the last task sharing it is done. Sharing only identical
+/// sets keeps the memory manager's view exact: the token holds what each sharer would hold,
+/// locked as each would lock it (a written chunk stays the only copy; see MemoryManager).
+///
+/// A launch may share with one whose staging is still under way: it is staged when that one
+/// is, and is not in place when that one is not (or fails to stage), as if it had asked the
+/// memory manager to stage it in place behind it.
+///
+/// Single-threaded: its owner (the worker's scheduler thread) serialises calls.
+class StagingLeases {
+ public:
+  /// One task's staging settled by another's: its pointers (per request), or none when it was
+  /// not staged.
+  using Settled = std::vector<std::pair<TaskId, std::vector<void*>>>;
+
+  /// `task` asked the memory manager for `requests` (one per access, in access order) under
+  /// its own token; its pointers come with staged().
+  void requested(TaskId task, const std::vector<StageRequest>& requests);
+  /// How share() went.
+  enum class Share {
+    kNo,       ///< no holder has exactly these chunks: stage the task as usual
+    kShared,   ///< staged: `pointers` hold the data per request
+    kPending,  ///< the holder is being staged: settled with it (staged() or not_staged())
+  };
+  /// When one of `holders` (tasks requested or staged here) holds exactly the chunks
+  /// `requests` asks for (as a set of chunk, memory, written), `task` shares its token.
+  Share share(TaskId task, const std::vector<StageRequest>& requests,
+              const std::vector<TaskId>& holders, std::vector<void*>* pointers);
+  /// The memory manager staged `task` (requested() before): `pointers` per request. Returns
+  /// the tasks that shared with it meanwhile, now staged, with their pointers.
+  Settled staged(TaskId task, const std::vector<void*>& pointers);
+  /// `task` was not staged after all (staging failed, or was not in place): returns the tasks
+  /// that shared with it meanwhile, not staged either (with no pointers).
+  Settled not_staged(TaskId task);
+  /// `task` is done with its chunks: returns the token to unstage when it was the token's last
+  /// holder (nothing when others still share it). Throws Error(kInternal) for a task that
+  /// holds nothing.
+  std::optional<TaskId> release(TaskId task);
+
+  /// The token `task`'s chunks are staged under (its own unless it shares one).
+  TaskId token(TaskId task) const;
+  /// Tasks that hold `token` (for tests).
+  int holders(TaskId token) const;
+  /// Tasks known (requested, staged or sharing).
+  size_t size() const { return tasks_.size(); }
+
+ private:
+  struct Held {  // one chunk of a task's staging, requests merged
+    ChunkId chunk;
+    MemorySpace where;
+    bool write = false;
+    void* data = nullptr;
+  };
+  struct Entry {
+    TaskId token;                 // whose staging holds the chunks
+    std::vector<Held> held;       // sorted by (chunk, memory)
+    std::vector<uint32_t> slot;   // per request: its chunk's index in `held`
+    bool staged = false;          // pointers known
+    std::vector<TaskId> sharers;  // waiting for this task's staging
+  };
+
+  /// `requests` merged into `held` (sorted, a chunk in one memory once, written if any
+  /// request writes it), with each request's index in it.
+  static void merge(const std::vector<StageRequest>& requests, std::vector<Held>& held,
+                    std::vector<uint32_t>& slot);
+  /// Marks `task` staged with `held`'s pointers and settles its sharers, into `settled`.
+  void settle(TaskId task, const std::vector<Held>& held, Settled& settled);
+  /// Forgets `task` and its sharers (not staged), into `settled`.
+  void drop(TaskId task, Settled& settled);
+
+  std::unordered_map<TaskId, Entry> tasks_;
+  std::unordered_map<TaskId, int> holders_;  // per token
+  std::vector<Held> probe_;                  // share()'s scratch
+  std::vector<uint32_t> probe_slot_;
+};
+
+}  // namespace lightning::worker
