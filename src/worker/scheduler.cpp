@@ -47,7 +47,19 @@ void Scheduler::ready_successors_behind(const Node& n) {
 
 void Scheduler::submit(std::vector<Task> tasks) {
   for (Task& task : tasks) {
-    Node n{std::move(task), State::kWaiting, 0, {}, {}, {}, 0};
+    bool fresh = false;
+    const TaskId id = task.id;
+    auto it = reused_nodes_.find_or_insert(nodes_, id, &fresh);
+    if (!fresh) throw Error(ErrorKind::kInternal, "task " + id.to_string() + " submitted twice");
+    Node& n = it->second;  // a reused node: every field is set here (successors keep storage)
+    n.task = std::move(task);
+    n.state = State::kWaiting;
+    n.waiting_for = 0;
+    n.successors.clear();
+    n.failed_dependency = TaskId();
+    n.device = DeviceId();
+    n.bytes = 0;
+    n.issued_behind = false;
     const Task& t = n.task;
     if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind)) chunks_.add(*c);
     // Budget: an Execute counts on its device, other tasks on their first chunk's home.
@@ -59,13 +71,13 @@ void Scheduler::submit(std::vector<Task> tasks) {
       n.bytes += chunk->bytes;
     }
     for (TaskId d : t.deps) {
-      auto it = nodes_.find(d);
-      if (it == nodes_.end()) {  // finished already
+      auto dep = nodes_.find(d);
+      if (dep == nodes_.end()) {  // finished already
         if (auto f = failed_.find(d); f != failed_.end() && !n.failed_dependency.valid())
           n.failed_dependency = f->second;
         continue;
       }
-      it->second.successors.push_back(t.id);
+      dep->second.successors.push_back(t.id);
       ++n.waiting_for;
     }
     if (const auto* r = std::get_if<planner::RecvTask>(&t.kind)) {
@@ -78,9 +90,6 @@ void Scheduler::submit(std::vector<Task> tasks) {
         ++n.waiting_for;
       }
     }
-    const TaskId id = t.id;
-    auto [it, inserted] = nodes_.emplace(id, std::move(n));
-    if (!inserted) throw Error(ErrorKind::kInternal, "task " + id.to_string() + " submitted twice");
     if (it->second.waiting_for == 0 || issuable_behind(it->second)) make_ready(it->second);
   }
   pump();
@@ -92,14 +101,15 @@ void Scheduler::make_ready(Node& n) {
 }
 
 void Scheduler::pump() {
-  // Tasks held back by their device's budget wait here until the next pump.
-  std::vector<TaskId> held;
+  // Tasks held back by their device's budget wait in held_ until the next pump.
+  held_.clear();
   while (!ready_.empty()) {
     const TaskId id = ready_.top();
     ready_.pop();
     Node& n = nodes_.at(id);
     // Readied behind its dependencies: still so? (One may have failed or gone back to waiting.)
-    std::vector<TaskId> behind;
+    std::vector<TaskId>& behind = behind_;
+    behind.clear();
     if (n.waiting_for > 0 && !issuable_behind(n, &behind)) {
       n.state = State::kWaiting;
       continue;
@@ -119,7 +129,7 @@ void Scheduler::pump() {
     if (n.device.valid()) {
       Staged& staged = staged_[n.device.value()];
       if (staged.tasks >= kAlwaysStaged && staged.bytes + n.bytes > staging_limit_) {
-        held.push_back(id);
+        held_.push_back(id);
         continue;
       }
       staged.bytes += n.bytes;
@@ -133,7 +143,7 @@ void Scheduler::pump() {
       sink_.stage(n.task);
     ready_successors_behind(n);
   }
-  for (TaskId id : held) ready_.push(id);
+  for (TaskId id : held_) ready_.push(id);
 }
 
 bool Scheduler::all_dependencies_running(const Node& n) const {
@@ -235,8 +245,11 @@ void Scheduler::finish(Node& n, std::optional<planner::TaskFailure> failure) {
     // One issued behind it is staging or running already (or ready, and staged as any task).
     if (--succ.waiting_for == 0 && succ.state == State::kWaiting) make_ready(succ);
   }
-  const std::vector<TaskId> successors = std::move(n.successors);
-  nodes_.erase(n.task.id);
+  // The node goes (kept for reuse); its successors are swapped out first, storage for storage.
+  std::vector<TaskId>& successors = finished_successors_;
+  successors.clear();
+  successors.swap(n.successors);
+  reused_nodes_.erase(nodes_, nodes_.find(n.task.id));
   // Those still waiting may now wait only for launches they can be issued behind.
   for (TaskId s : successors) {
     Node& succ = nodes_.at(s);

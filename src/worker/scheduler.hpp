@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ids.hpp"
+#include "core/reused_nodes.hpp"
 #include "planner/task.hpp"
 #include "planner/task_failure.hpp"
 #include "worker/chunk_table.hpp"
@@ -123,6 +124,9 @@ class Scheduler {
   uint64_t staging_limit_;
   std::vector<DeviceId> ordered_devices_;
   std::unordered_map<TaskId, Node> nodes_;
+  ReusedNodes<std::unordered_map<TaskId, Node>> reused_nodes_;  // a node per task, reused
+  std::vector<TaskId> held_, behind_;                           // pump()'s scratch
+  std::vector<TaskId> finished_successors_;                     // finish()'s scratch
   struct OlderFirst {
     bool operator()(TaskId a, TaskId b) const { return b < a; }
   };

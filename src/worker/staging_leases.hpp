@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/ids.hpp"
+#include "core/reused_nodes.hpp"
 #include "worker/memory_manager.hpp"
 
 namespace lightning::worker {
@@ -18,11 +19,12 @@ namespace lightning::worker {
 /// A task staged by the memory manager holds its chunks under its own token. A launch issued
 /// behind others on an in-order device (Scheduler) usually needs the very chunks the launch
 /// before it holds: the same chunks, in the same memories, written or not alike (a loop of
-/// one kernel). It then *shares* that launch's token: its data pointers are the holder's, and
-/// no message goes to the staging thread and back, neither to stage nor to unstage it. The
-/// token is released (unstaged) when the last task sharing it is done. Sharing only identical
-/// sets keeps the memory manager's view exact: the token holds what each sharer would hold,
-/// locked as each would lock it (a written chunk stays the only copy; see MemoryManager).
+/// one kernel, which asks for them in the same order). It then *shares* that launch's token: its
+/// data pointers are the holder's, and no message goes to the staging thread and back, neither to
+/// stage nor to unstage it. The token is released (unstaged) when the last task sharing it is done.
+/// Sharing only identical sets keeps the memory manager's view exact: the token holds what each
+/// sharer would hold, locked as each would lock it (a written chunk stays the only copy; see
+/// MemoryManager).
 ///
 /// A launch may share with one whose staging is still under way: it is staged when that one
 /// is, and is not in place when that one is not (or fails to stage), as if it had asked the
@@ -44,8 +46,8 @@ class StagingLeases {
     kShared,   ///< staged: `pointers` hold the data per request
     kPending,  ///< the holder is being staged: settled with it (staged() or not_staged())
   };
-  /// When one of `holders` (tasks requested or staged here) holds exactly the chunks
-  /// `requests` asks for (as a set of chunk, memory, written), `task` shares its token.
+  /// When one of `holders` (tasks requested or staged here) asked for exactly `requests`
+  /// (chunk, memory and written, request by request), `task` shares its token.
   Share share(TaskId task, const std::vector<StageRequest>& requests,
               const std::vector<TaskId>& holders, std::vector<void*>* pointers);
   /// The memory manager staged `task` (requested() before): `pointers` per request. Returns
@@ -67,33 +69,25 @@ class StagingLeases {
   size_t size() const { return tasks_.size(); }
 
  private:
-  struct Held {  // one chunk of a task's staging, requests merged
-    ChunkId chunk;
-    MemorySpace where;
-    bool write = false;
-    void* data = nullptr;
-  };
   struct Entry {
-    TaskId token;                 // whose staging holds the chunks
-    std::vector<Held> held;       // sorted by (chunk, memory)
-    std::vector<uint32_t> slot;   // per request: its chunk's index in `held`
-    bool staged = false;          // pointers known
+    TaskId token;                        // whose staging holds the chunks
+    std::vector<StageRequest> requests;  // as asked, one per access
+    std::vector<void*> pointers;         // per request, once staged
+    bool staged = false;
     std::vector<TaskId> sharers;  // waiting for this task's staging
   };
 
-  /// `requests` merged into `held` (sorted, a chunk in one memory once, written if any
-  /// request writes it), with each request's index in it.
-  static void merge(const std::vector<StageRequest>& requests, std::vector<Held>& held,
-                    std::vector<uint32_t>& slot);
-  /// Marks `task` staged with `held`'s pointers and settles its sharers, into `settled`.
-  void settle(TaskId task, const std::vector<Held>& held, Settled& settled);
+  /// The entry of `task`, made from a released one when there is one (its vectors keep their
+  /// storage: a chain of launches allocates nothing here).
+  Entry& entry(TaskId task);
+  /// Marks `task` staged with `pointers` and settles its sharers, into `settled`.
+  void settle(TaskId task, const std::vector<void*>& pointers, Settled& settled);
   /// Forgets `task` and its sharers (not staged), into `settled`.
   void drop(TaskId task, Settled& settled);
 
   std::unordered_map<TaskId, Entry> tasks_;
   std::unordered_map<TaskId, int> holders_;  // per token
-  std::vector<Held> probe_;                  // share()'s scratch
-  std::vector<uint32_t> probe_slot_;
+  ReusedNodes<std::unordered_map<TaskId, Entry>> reused_;
 };
 
 }  // namespace lightning::worker

@@ -210,7 +210,12 @@ bool Worker::handle_event(Event& event) {
 
 void Worker::handle(SubmitEvent& e) {
   tasks_.reserve(tasks_.size() + e.tasks.size());
-  for (const Task& t : e.tasks) tasks_[t.id].context = e.context;
+  for (const Task& t : e.tasks) {
+    TaskState& state = reused_tasks_.find_or_insert(tasks_, t.id)->second;
+    state.context = e.context;
+    state.staged.clear();
+    state.launch_failed.reset();
+  }
   scheduler_->submit(std::move(e.tasks));
 }
 
@@ -426,7 +431,11 @@ void Worker::report_completion(const Task& task,
   exchange_->ended(task, failure);
   std::optional<planner::TaskFailure> reported = failure;
   if (reported && reported->kernel) name_kernel(task, *reported->kernel);
-  tasks_.erase(task.id);
+  if (auto it = tasks_.find(task.id); it != tasks_.end()) {
+    it->second.context.reset();  // a kept node must not keep the fragment's data alive
+    it->second.launch_failed.reset();
+    reused_tasks_.erase(tasks_, it);
+  }
   on_completed_(options_.id, task.id, reported);
 }
 

@@ -15,6 +15,7 @@
 #include "comm/transport.hpp"
 #include "core/ids.hpp"
 #include "core/message_queue.hpp"
+#include "core/reused_nodes.hpp"
 #include "planner/task.hpp"
 #include "planner/task_failure.hpp"
 #include "worker/chunk_table.hpp"
@@ -157,6 +158,7 @@ class Worker {
     std::shared_ptr<std::atomic<bool>> launch_failed;
   };
   std::unordered_map<TaskId, TaskState> tasks_;
+  ReusedNodes<std::unordered_map<TaskId, TaskState>> reused_tasks_;
   StagingLeases leases_;  // which token holds each staged task's chunks
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).

@@ -30,15 +30,15 @@ TEST(StagingLeases, ALaunchNeedingTheSameChunksSharesTheTokenAndGetsItsPointersP
   EXPECT_TRUE(leases.staged(TaskId(10), {at(0x100), at(0x200), at(0x200)}).empty());
   EXPECT_EQ(leases.holders(TaskId(10)), 1);
 
-  // The same chunks asked in another order and with the write merged differently.
+  // The same requests: the holder's pointers.
   std::vector<void*> pointers;
-  EXPECT_EQ(leases.share(TaskId(11), {write(2), read(1)}, {TaskId(10)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(11), {read(1), read(2), write(2)}, {TaskId(10)}, &pointers),
             StagingLeases::Share::kShared);
-  EXPECT_EQ(pointers, (std::vector<void*>{at(0x200), at(0x100)}));
+  EXPECT_EQ(pointers, (std::vector<void*>{at(0x100), at(0x200), at(0x200)}));
   EXPECT_EQ(leases.token(TaskId(11)), TaskId(10));
   EXPECT_EQ(leases.holders(TaskId(10)), 2);
   // A third shares with the second, under the first's token.
-  EXPECT_EQ(leases.share(TaskId(12), {read(1), write(2)}, {TaskId(11)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(12), {read(1), read(2), write(2)}, {TaskId(11)}, &pointers),
             StagingLeases::Share::kShared);
   EXPECT_EQ(leases.token(TaskId(12)), TaskId(10));
   EXPECT_EQ(leases.holders(TaskId(10)), 3);
@@ -51,7 +51,7 @@ TEST(StagingLeases, ALaunchNeedingTheSameChunksSharesTheTokenAndGetsItsPointersP
   EXPECT_EQ(leases.size(), 0u);
 }
 
-TEST(StagingLeases, OnlyTheSameSetOfChunksMemoriesAndWritesIsShared) {
+TEST(StagingLeases, OnlyTheSameRequestsAreShared) {
   StagingLeases leases;
   leases.requested(TaskId(1), {read(1), write(2)});
   leases.staged(TaskId(1), {at(1), at(2)});
@@ -89,7 +89,7 @@ TEST(StagingLeases, SharersOfALaunchStillBeingStagedAreStagedWithItInOrder) {
   std::vector<void*> pointers;
   EXPECT_EQ(leases.share(TaskId(2), {read(1), write(2)}, {TaskId(1)}, &pointers),
             StagingLeases::Share::kPending);
-  EXPECT_EQ(leases.share(TaskId(3), {write(2), read(1)}, {TaskId(2)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(3), {read(1), write(2)}, {TaskId(2)}, &pointers),
             StagingLeases::Share::kPending);
   EXPECT_EQ(leases.holders(TaskId(1)), 0);
   const StagingLeases::Settled settled = leases.staged(TaskId(1), {at(0x10), at(0x20)});
@@ -97,7 +97,7 @@ TEST(StagingLeases, SharersOfALaunchStillBeingStagedAreStagedWithItInOrder) {
   EXPECT_EQ(settled[0].first, TaskId(2));
   EXPECT_EQ(settled[0].second, (std::vector<void*>{at(0x10), at(0x20)}));
   EXPECT_EQ(settled[1].first, TaskId(3));
-  EXPECT_EQ(settled[1].second, (std::vector<void*>{at(0x20), at(0x10)}));
+  EXPECT_EQ(settled[1].second, (std::vector<void*>{at(0x10), at(0x20)}));
   EXPECT_EQ(leases.holders(TaskId(1)), 3);
   // A staged answer for a sharer (it comes back through the worker's queue) changes nothing.
   EXPECT_TRUE(leases.staged(TaskId(2), {at(0x10), at(0x20)}).empty());
