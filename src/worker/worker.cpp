@@ -209,7 +209,8 @@ bool Worker::handle_event(Event& event) {
 }
 
 void Worker::handle(SubmitEvent& e) {
-  tasks_.reserve(tasks_.size() + e.tasks.size());
+  // (No reserve: reserving the size + n of a map that shrinks and grows by a task or two
+  // rehashes it back and forth.)
   for (const Task& t : e.tasks) {
     TaskState& state = reused_tasks_.find_or_insert(tasks_, t.id)->second;
     state.context = e.context;
