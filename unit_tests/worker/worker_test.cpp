@@ -262,18 +262,34 @@ const KernelId kCountRuns = kernel::KernelRegistry::add(kernel::native_kernel<Co
     annotation::KernelSignature().add_array("a", DataType::kFloat64, 1),
     {{0, offsetof(CountRuns, a), 1}}));
 
+// One worker on one emulated host device (one compute thread: it runs launches in order).
+WorkerOptions on_one_host_device() {
+  WorkerOptions o;
+  o.id = WorkerId(0);
+  o.devices = {DeviceId(0)};
+  o.memory.devices = {{DeviceId(0), 1 << 20}};
+  o.platform = std::make_shared<host::HostPlatform>();
+  return o;
+}
+
+// The data of a launch of `kernel` (CountRuns-sized functor) over 8 elements.
+std::shared_ptr<LaunchData> launch_of(KernelId kernel, const char* name) {
+  auto data = std::make_shared<LaunchData>();
+  data->kernel = kernel;
+  data->name = name;
+  data->functor.resize(sizeof(CountRuns));
+  data->extents = {Point{8}};
+  data->arrays = kernel::KernelRegistry::get(kernel).description.arrays;
+  return data;
+}
+
 // On an emulated host device (one compute thread: launches in order), launches that wait for
 // a launch of the same device are issued behind it; when it fails they do not run, and are
 // reported skipped because of it. The launches after those run as usual.
 TEST(Worker, LaunchesIssuedBehindAFailedLaunchDoNotRun) {
   Completions done;
   comm::LoopbackTransport transport;
-  WorkerOptions o;
-  o.id = WorkerId(0);
-  o.devices = {DeviceId(0)};
-  o.memory.devices = {{DeviceId(0), 1 << 20}};
-  o.platform = std::make_shared<host::HostPlatform>();
-  Worker worker(o, transport, done.handler());
+  Worker worker(on_one_host_device(), transport, done.handler());
   const Rect box(Point{0}, Point{8});
   const WorkerId w(0);
   auto launch = [&](uint64_t id, KernelId kernel, std::vector<uint64_t> deps) {
@@ -285,15 +301,8 @@ TEST(Worker, LaunchesIssuedBehindAFailedLaunchDoNotRun) {
   for (auto [id, kernel, name] : {std::tuple{3, kSlowFailure, "fails"},
                                   {4, kCountRuns, "count"},
                                   {5, kCountRuns, "count"},
-                                  {7, kCountRuns, "count"}}) {
-    auto data = std::make_shared<LaunchData>();
-    data->kernel = kernel;
-    data->name = name;
-    data->functor.resize(sizeof(CountRuns));
-    data->extents = {Point{8}};
-    data->arrays = kernel::KernelRegistry::get(kernel).description.arrays;
-    context->add_launch(LaunchId(static_cast<uint64_t>(id)), data);
-  }
+                                  {7, kCountRuns, "count"}})
+    context->add_launch(LaunchId(static_cast<uint64_t>(id)), launch_of(kernel, name));
   std::vector<double> host(8, -1);
   context->add_host_buffer(7, {host.data(), box, 8});
   counted_runs = 0;
@@ -327,22 +336,11 @@ TEST(Worker, LaunchesIssuedBehindAFailedLaunchDoNotRun) {
 TEST(Worker, AChainOfLaunchesOnTheSameChunksSharesOneStaging) {
   Completions done;
   comm::LoopbackTransport transport;
-  WorkerOptions o;
-  o.id = WorkerId(0);
-  o.devices = {DeviceId(0)};
-  o.memory.devices = {{DeviceId(0), 1 << 20}};
-  o.platform = std::make_shared<host::HostPlatform>();
-  Worker worker(o, transport, done.handler());
+  Worker worker(on_one_host_device(), transport, done.handler());
   const Rect box(Point{0}, Point{8});
   const WorkerId w(0);
   auto context = std::make_shared<FragmentContext>();
-  auto data = std::make_shared<LaunchData>();
-  data->kernel = kCountRuns;
-  data->name = "count";
-  data->functor.resize(sizeof(CountRuns));
-  data->extents = {Point{8}};
-  data->arrays = kernel::KernelRegistry::get(kCountRuns).description.arrays;
-  context->add_launch(LaunchId(1), data);
+  context->add_launch(LaunchId(1), launch_of(kCountRuns, "count"));
   std::vector<double> host(8, -1);
   context->add_host_buffer(7, {host.data(), box, 8});
   constexpr uint64_t kLaunches = 20;
