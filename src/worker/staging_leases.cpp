@@ -33,8 +33,7 @@ void StagingLeases::requested(TaskId task, const std::vector<StageRequest>& requ
 }
 
 StagingLeases::Share StagingLeases::share(TaskId task, const std::vector<StageRequest>& requests,
-                                          const std::vector<TaskId>& holders,
-                                          std::vector<void*>* pointers) {
+                                          const std::vector<TaskId>& holders) {
   for (TaskId h : holders) {
     auto it = tasks_.find(h);
     if (it == tasks_.end() || !same_requests(it->second.requests, requests)) continue;
@@ -49,7 +48,6 @@ StagingLeases::Share StagingLeases::share(TaskId task, const std::vector<StageRe
     e.staged = true;
     e.pointers.assign(holder.pointers.begin(), holder.pointers.end());
     ++holders_[e.token];
-    pointers->assign(e.pointers.begin(), e.pointers.end());
     return Share::kShared;
   }
   return Share::kNo;
@@ -74,7 +72,7 @@ void StagingLeases::settle(TaskId task, const std::vector<void*>& pointers, Sett
   e.pointers.assign(pointers.begin(), pointers.end());
   ++holders_[e.token];
   for (TaskId s : e.sharers) {  // settling a sharer touches its entry only
-    settled.emplace_back(s, pointers);
+    settled.push_back(s);
     settle(s, pointers, settled);
   }
   e.sharers.clear();
@@ -92,7 +90,7 @@ void StagingLeases::drop(TaskId task, Settled& settled) {
   sharers.swap(it->second.sharers);
   reused_.erase(tasks_, it);
   for (TaskId s : sharers) {
-    settled.emplace_back(s, std::vector<void*>());
+    settled.push_back(s);
     drop(s, settled);
   }
 }
@@ -108,6 +106,12 @@ std::optional<TaskId> StagingLeases::release(TaskId task) {
   if (--h->second > 0) return std::nullopt;
   holders_.erase(h);
   return token;
+}
+
+const std::vector<void*>& StagingLeases::pointers(TaskId task) const {
+  static const std::vector<void*> kNone;
+  auto it = tasks_.find(task);
+  return it == tasks_.end() || !it->second.staged ? kNone : it->second.pointers;
 }
 
 TaskId StagingLeases::token(TaskId task) const {

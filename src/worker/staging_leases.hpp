@@ -22,8 +22,8 @@ namespace lightning::worker {
 /// one kernel, which asks for them in the same order). It then *shares* that launch's token: its
 /// data pointers are the holder's, and no message goes to the staging thread and back, neither to
 /// stage nor to unstage it. The token is released (unstaged) when the last task sharing it is done.
-/// Sharing only identical sets keeps the memory manager's view exact: the token holds what each
-/// sharer would hold, locked as each would lock it (a written chunk stays the only copy; see
+/// Sharing only identical request lists keeps the memory manager's view exact: the token holds what
+/// each sharer would hold, locked as each would lock it (a written chunk stays the only copy; see
 /// MemoryManager).
 ///
 /// A launch may share with one whose staging is still under way: it is staged when that one
@@ -33,9 +33,9 @@ namespace lightning::worker {
 /// Single-threaded: its owner (the worker's scheduler thread) serialises calls.
 class StagingLeases {
  public:
-  /// One task's staging settled by another's: its pointers (per request), or none when it was
-  /// not staged.
-  using Settled = std::vector<std::pair<TaskId, std::vector<void*>>>;
+  /// Tasks whose staging was settled by another's (staged or not staged with it), in the order
+  /// they shared.
+  using Settled = std::vector<TaskId>;
 
   /// `task` asked the memory manager for `requests` (one per access, in access order) under
   /// its own token; its pointers come with staged().
@@ -43,15 +43,16 @@ class StagingLeases {
   /// How share() went.
   enum class Share {
     kNo,       ///< no holder has exactly these chunks: stage the task as usual
-    kShared,   ///< staged: `pointers` hold the data per request
+    kShared,   ///< staged: pointers() holds the data per request
     kPending,  ///< the holder is being staged: settled with it (staged() or not_staged())
   };
   /// When one of `holders` (tasks requested or staged here) asked for exactly `requests`
   /// (chunk, memory and written, request by request), `task` shares its token.
   Share share(TaskId task, const std::vector<StageRequest>& requests,
-              const std::vector<TaskId>& holders, std::vector<void*>* pointers);
+              const std::vector<TaskId>& holders);
   /// The memory manager staged `task` (requested() before): `pointers` per request. Returns
-  /// the tasks that shared with it meanwhile, now staged, with their pointers.
+  /// the tasks that shared with it meanwhile, now staged with the same pointers. Nothing
+  /// changes for a task staged already (a sharer).
   Settled staged(TaskId task, const std::vector<void*>& pointers);
   /// `task` was not staged after all (staging failed, or was not in place): returns the tasks
   /// that shared with it meanwhile, not staged either (with no pointers).
@@ -61,6 +62,9 @@ class StagingLeases {
   /// holds nothing.
   std::optional<TaskId> release(TaskId task);
 
+  /// The data of `task`'s chunks per request while it is staged; empty for a task not staged
+  /// here (one that needs no chunks).
+  const std::vector<void*>& pointers(TaskId task) const;
   /// The token `task`'s chunks are staged under (its own unless it shares one).
   TaskId token(TaskId task) const;
   /// Tasks that hold `token` (for tests).

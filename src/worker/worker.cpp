@@ -64,7 +64,6 @@ class Worker::Sink final : public SchedulerSink {
   }
   void run(const Task& task) override { w_.run_task(task); }
   void unstage(const Task& task) override {
-    if (auto it = w_.tasks_.find(task.id); it != w_.tasks_.end()) it->second.staged.clear();
     if (std::optional<TaskId> token = w_.leases_.release(task.id)) w_.staging_->unstage(*token);
   }
   void completed(const Task& task, const std::optional<planner::TaskFailure>& failure) override {
@@ -172,19 +171,16 @@ bool Worker::handle_event(Event& event) {
             [&](StagedEvent& e) {
               // Launches that shared this one's staging meanwhile are staged too (answered
               // after it).
-              for (auto& [task, pointers] : leases_.staged(e.task, e.pointers))
-                events_.push(StagedEvent{task, std::move(pointers)});
-              tasks_[e.task].staged = std::move(e.pointers);
+              for (TaskId task : leases_.staged(e.task, e.pointers))
+                events_.push(StagedEvent{task, {}});
               scheduler_->on_staged(e.task);
             },
             [&](StageFailedEvent& e) {
-              for (auto& [task, none] : leases_.not_staged(e.task))
-                events_.push(NotInPlaceEvent{task});
+              not_staged(e.task);
               scheduler_->on_failed(e.task, e.failure);
             },
             [&](NotInPlaceEvent& e) {
-              for (auto& [task, none] : leases_.not_staged(e.task))
-                events_.push(NotInPlaceEvent{task});
+              not_staged(e.task);
               scheduler_->on_not_in_place(e.task);
             },
             [&](RanEvent& e) { scheduler_->on_ran(e.task, std::move(e.failure)); },
@@ -213,11 +209,15 @@ void Worker::handle(SubmitEvent& e) {
   // rehashes it back and forth.)
   for (const Task& t : e.tasks) {
     TaskState& state = reused_tasks_.find_or_insert(tasks_, t.id)->second;
-    state.context = e.context;
-    state.staged.clear();
-    state.launch_failed.reset();
+    state.context = e.context;  // the rest was reset when the node was erased
   }
   scheduler_->submit(std::move(e.tasks));
+}
+
+void Worker::not_staged(TaskId task) {
+  // Each sharer is answered as the staging thread answers a launch staged in place behind
+  // another that was not staged: it waits, and asks again, like any task.
+  for (TaskId sharer : leases_.not_staged(task)) events_.push(NotInPlaceEvent{sharer});
 }
 
 DeviceId Worker::home_of(ChunkId chunk) const {
@@ -251,10 +251,9 @@ void Worker::stage_task(const Task& task, const std::vector<TaskId>& behind) {
   }
   // Behind a launch holding exactly these chunks: share its staging (answered through this
   // thread's own queue, as the staging thread would answer: the scheduler is not re-entered).
-  std::vector<void*> pointers;
-  switch (leases_.share(task.id, requests, behind, &pointers)) {
+  switch (leases_.share(task.id, requests, behind)) {
     case StagingLeases::Share::kShared:
-      return events_.push(StagedEvent{task.id, std::move(pointers)});
+      return events_.push(StagedEvent{task.id, {}});
     case StagingLeases::Share::kPending:
       return;  // answered with the launch it shares with
     case StagingLeases::Share::kNo:
@@ -338,7 +337,7 @@ void Worker::record(int track, const std::string& name, OpSpan span, std::vector
 void Worker::run_task(const Task& task) {
   TaskState& state = tasks_.at(task.id);
   std::shared_ptr<const FragmentContext> context = state.context;
-  const std::vector<void*>& pointers = state.staged;  // empty for tasks that need no staging
+  const std::vector<void*>& pointers = leases_.pointers(task.id);  // per access; empty: none
   auto buffer = [&](size_t access) { return placed(task, access, pointers.at(access)); };
   auto host_buffer = [&](planner::HostBufferId id) {
     const HostBuffer& h = context->host_buffer(id.value);
@@ -433,8 +432,7 @@ void Worker::report_completion(const Task& task,
   std::optional<planner::TaskFailure> reported = failure;
   if (reported && reported->kernel) name_kernel(task, *reported->kernel);
   if (auto it = tasks_.find(task.id); it != tasks_.end()) {
-    it->second.context.reset();  // a kept node must not keep the fragment's data alive
-    it->second.launch_failed.reset();
+    it->second = TaskState{};  // a kept node must not keep the fragment's data alive
     reused_tasks_.erase(tasks_, it);
   }
   on_completed_(options_.id, task.id, reported);

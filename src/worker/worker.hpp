@@ -83,7 +83,7 @@ class Worker {
   };
   struct StagedEvent {
     TaskId task;
-    std::vector<void*> pointers;
+    std::vector<void*> pointers;  ///< per request, from the staging thread; none for a sharer
   };
   struct StageFailedEvent {
     TaskId task;
@@ -115,6 +115,8 @@ class Worker {
   /// Handles one event on the scheduler thread; false for StopEvent.
   bool handle_event(Event& event);
   void handle(SubmitEvent& e);
+  /// `task` was not staged (failed, or not in place): so are the launches sharing its staging.
+  void not_staged(TaskId task);
   void run_task(const planner::Task& task);
   /// Stages the task's chunks; behind the tasks `behind` (in place only) when not empty.
   void stage_task(const planner::Task& task, const std::vector<TaskId>& behind);
@@ -153,13 +155,12 @@ class Worker {
   // task: this is built and dropped for every task).
   struct TaskState {
     std::shared_ptr<const FragmentContext> context;
-    std::vector<void*> staged;  ///< its chunks' data while staged, per access (accesses order)
     /// A launch in flight on an in-order device: set when it fails, for those issued behind.
     std::shared_ptr<std::atomic<bool>> launch_failed;
   };
   std::unordered_map<TaskId, TaskState> tasks_;
   ReusedNodes<std::unordered_map<TaskId, TaskState>> reused_tasks_;
-  StagingLeases leases_;  // which token holds each staged task's chunks
+  StagingLeases leases_;  // which token holds each staged task's chunks, and their data
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).
   std::vector<std::unique_ptr<Device>> devices_;

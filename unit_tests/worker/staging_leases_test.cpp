@@ -31,14 +31,13 @@ TEST(StagingLeases, ALaunchNeedingTheSameChunksSharesTheTokenAndGetsItsPointersP
   EXPECT_EQ(leases.holders(TaskId(10)), 1);
 
   // The same requests: the holder's pointers.
-  std::vector<void*> pointers;
-  EXPECT_EQ(leases.share(TaskId(11), {read(1), read(2), write(2)}, {TaskId(10)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(11), {read(1), read(2), write(2)}, {TaskId(10)}),
             StagingLeases::Share::kShared);
-  EXPECT_EQ(pointers, (std::vector<void*>{at(0x100), at(0x200), at(0x200)}));
+  EXPECT_EQ(leases.pointers(TaskId(11)), (std::vector<void*>{at(0x100), at(0x200), at(0x200)}));
   EXPECT_EQ(leases.token(TaskId(11)), TaskId(10));
   EXPECT_EQ(leases.holders(TaskId(10)), 2);
   // A third shares with the second, under the first's token.
-  EXPECT_EQ(leases.share(TaskId(12), {read(1), read(2), write(2)}, {TaskId(11)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(12), {read(1), read(2), write(2)}, {TaskId(11)}),
             StagingLeases::Share::kShared);
   EXPECT_EQ(leases.token(TaskId(12)), TaskId(10));
   EXPECT_EQ(leases.holders(TaskId(10)), 3);
@@ -49,13 +48,13 @@ TEST(StagingLeases, ALaunchNeedingTheSameChunksSharesTheTokenAndGetsItsPointersP
   EXPECT_EQ(leases.release(TaskId(11)), TaskId(10));
   EXPECT_EQ(leases.holders(TaskId(10)), 0);
   EXPECT_EQ(leases.size(), 0u);
+  EXPECT_TRUE(leases.pointers(TaskId(11)).empty());
 }
 
 TEST(StagingLeases, OnlyTheSameRequestsAreShared) {
   StagingLeases leases;
   leases.requested(TaskId(1), {read(1), write(2)});
   leases.staged(TaskId(1), {at(1), at(2)});
-  std::vector<void*> pointers;
   const std::vector<std::vector<StageRequest>> different = {
       {read(1)},                     // fewer chunks: the token would lock more than it uses
       {read(1), write(2), read(3)},  // more chunks
@@ -65,57 +64,50 @@ TEST(StagingLeases, OnlyTheSameRequestsAreShared) {
       {read(1), write(3)},           // another chunk
   };
   for (size_t i = 0; i < different.size(); ++i) {
-    EXPECT_EQ(leases.share(TaskId(100 + i), different[i], {TaskId(1)}, &pointers),
-              StagingLeases::Share::kNo)
+    EXPECT_EQ(leases.share(TaskId(100 + i), different[i], {TaskId(1)}), StagingLeases::Share::kNo)
         << i;
   }
   EXPECT_EQ(leases.holders(TaskId(1)), 1);
   EXPECT_EQ(leases.size(), 1u);
   // Tasks not known (done, or never staged here) are no holders.
-  EXPECT_EQ(leases.share(TaskId(7), {read(1), write(2)}, {TaskId(2)}, &pointers),
-            StagingLeases::Share::kNo);
+  EXPECT_EQ(leases.share(TaskId(7), {read(1), write(2)}, {TaskId(2)}), StagingLeases::Share::kNo);
   // The first matching holder of several is taken.
   leases.requested(TaskId(3), {read(4)});
   leases.staged(TaskId(3), {at(4)});
-  EXPECT_EQ(leases.share(TaskId(8), {read(4)}, {TaskId(1), TaskId(3)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(8), {read(4)}, {TaskId(1), TaskId(3)}),
             StagingLeases::Share::kShared);
   EXPECT_EQ(leases.token(TaskId(8)), TaskId(3));
-  EXPECT_EQ(pointers, std::vector<void*>{at(4)});
+  EXPECT_EQ(leases.pointers(TaskId(8)), std::vector<void*>{at(4)});
 }
 
 TEST(StagingLeases, SharersOfALaunchStillBeingStagedAreStagedWithItInOrder) {
   StagingLeases leases;
   leases.requested(TaskId(1), {read(1), write(2)});
-  std::vector<void*> pointers;
-  EXPECT_EQ(leases.share(TaskId(2), {read(1), write(2)}, {TaskId(1)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(2), {read(1), write(2)}, {TaskId(1)}),
             StagingLeases::Share::kPending);
-  EXPECT_EQ(leases.share(TaskId(3), {read(1), write(2)}, {TaskId(2)}, &pointers),
+  EXPECT_EQ(leases.share(TaskId(3), {read(1), write(2)}, {TaskId(2)}),
             StagingLeases::Share::kPending);
   EXPECT_EQ(leases.holders(TaskId(1)), 0);
-  const StagingLeases::Settled settled = leases.staged(TaskId(1), {at(0x10), at(0x20)});
-  ASSERT_EQ(settled.size(), 2u);
-  EXPECT_EQ(settled[0].first, TaskId(2));
-  EXPECT_EQ(settled[0].second, (std::vector<void*>{at(0x10), at(0x20)}));
-  EXPECT_EQ(settled[1].first, TaskId(3));
-  EXPECT_EQ(settled[1].second, (std::vector<void*>{at(0x10), at(0x20)}));
+  EXPECT_TRUE(leases.pointers(TaskId(2)).empty());  // not staged yet
+  EXPECT_EQ(leases.staged(TaskId(1), {at(0x10), at(0x20)}),
+            (StagingLeases::Settled{TaskId(2), TaskId(3)}));
+  EXPECT_EQ(leases.pointers(TaskId(2)), (std::vector<void*>{at(0x10), at(0x20)}));
+  EXPECT_EQ(leases.pointers(TaskId(3)), (std::vector<void*>{at(0x10), at(0x20)}));
   EXPECT_EQ(leases.holders(TaskId(1)), 3);
   // A staged answer for a sharer (it comes back through the worker's queue) changes nothing.
-  EXPECT_TRUE(leases.staged(TaskId(2), {at(0x10), at(0x20)}).empty());
+  EXPECT_TRUE(leases.staged(TaskId(2), {}).empty());
   EXPECT_EQ(leases.holders(TaskId(1)), 3);
+  EXPECT_EQ(leases.pointers(TaskId(2)), (std::vector<void*>{at(0x10), at(0x20)}));
 }
 
 TEST(StagingLeases, SharersOfALaunchNotStagedAreNotStagedEither) {
   StagingLeases leases;
   leases.requested(TaskId(1), {write(1)});
-  std::vector<void*> pointers;
-  leases.share(TaskId(2), {write(1)}, {TaskId(1)}, &pointers);
-  leases.share(TaskId(3), {write(1)}, {TaskId(2)}, &pointers);
-  const StagingLeases::Settled dropped = leases.not_staged(TaskId(1));
-  ASSERT_EQ(dropped.size(), 2u);
-  EXPECT_EQ(dropped[0].first, TaskId(2));
-  EXPECT_EQ(dropped[1].first, TaskId(3));
-  EXPECT_TRUE(dropped[0].second.empty());
+  leases.share(TaskId(2), {write(1)}, {TaskId(1)});
+  leases.share(TaskId(3), {write(1)}, {TaskId(2)});
+  EXPECT_EQ(leases.not_staged(TaskId(1)), (StagingLeases::Settled{TaskId(2), TaskId(3)}));
   EXPECT_EQ(leases.size(), 0u);
+  EXPECT_TRUE(leases.pointers(TaskId(2)).empty());
   // Each asks for itself next time.
   leases.requested(TaskId(2), {write(1)});
   EXPECT_EQ(leases.token(TaskId(2)), TaskId(2));
