@@ -82,20 +82,13 @@ struct HostAccess {
   bool write = false;
 };
 
-/// When an operation ran, for traces: from its start on the device's engine to its end (on a
-/// GPU, from its submission to the callback that reports its end).
-struct OpSpan {
-  std::chrono::steady_clock::time_point start;
-  std::chrono::steady_clock::time_point end;
-};
-
 /// One device of a worker. Every operation returns at once and reports its end through
 /// `done`, exactly once, with nullptr or the error and when it ran; `done` may run on any
 /// thread (an engine's, or the GPU driver's) and must neither block nor throw.
 /// Operations on one device may run concurrently: the worker orders dependent tasks itself.
 class Device {
  public:
-  using Done = std::function<void(std::exception_ptr error, OpSpan span)>;
+  using Done = Engine::Done;
   /// Host code over host views of a task's buffers, in HostAccess order.
   using HostJob = std::function<void(const std::vector<worker::BoxBuffer>& buffers)>;
 
@@ -126,9 +119,6 @@ class Device {
   /// Runs `job` on the copy engine's side over host views of `accesses` (see HostAccess).
   virtual void run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) = 0;
 };
-
-/// Runs `job` on `engine` and reports it through `done` with the job's own span.
-void run_timed(Engine& engine, Engine::Job job, Device::Done done);
 
 /// The error of a kernel that failed with the exception being handled (call it in a catch
 /// block): a lightning::Error as it is (its kind says what went wrong: kCuda, ...), any other

@@ -73,8 +73,7 @@ void ThreadPool::run(int index) {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping, and nothing left to do
-      job = std::move(queue_.front());
-      queue_.pop_front();
+      job = queue_.pop_front();
       queued_.store(queue_.size(), std::memory_order_release);
     }
     try {

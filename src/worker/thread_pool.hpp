@@ -3,12 +3,13 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "core/ring_queue.hpp"
 
 namespace lightning::worker {
 
@@ -47,7 +48,7 @@ class ThreadPool {
   int count_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::function<void()>> queue_;
+  RingQueue<std::function<void()>> queue_;
   std::atomic<size_t> queued_{0};  // queue_.size(), read without the lock while spinning
   bool stopping_ = false;
   std::vector<std::thread> threads_;  // last: started once everything above exists

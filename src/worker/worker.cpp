@@ -309,9 +309,8 @@ void Worker::run_copy(const Task& task, PlacedBuffer dst, PlacedBuffer src, cons
   int track = -1;
   Device* device = device_for(task, &track);
   if (device) return device->copy(dst, src, region, finished(task, track));
-  run_timed(
-      *host_copy_, [dst, src, region] { worker::copy_region(dst.view(), src.view(), region); },
-      finished(task, track));
+  host_copy_->execute([dst, src, region] { worker::copy_region(dst.view(), src.view(), region); },
+                      finished(task, track));
 }
 
 void Worker::run_on_host(const Task& task, std::vector<HostAccess> accesses, Device::HostJob job) {
@@ -319,8 +318,7 @@ void Worker::run_on_host(const Task& task, std::vector<HostAccess> accesses, Dev
   Device* device = device_for(task, &track);
   if (device)
     return device->run_on_host(std::move(accesses), std::move(job), finished(task, track));
-  run_timed(
-      *host_copy_,
+  host_copy_->execute(
       [accesses = std::move(accesses), job = std::move(job)] {
         std::vector<worker::BoxBuffer> views;
         for (const HostAccess& a : accesses) views.push_back(a.buffer.view());

@@ -232,7 +232,7 @@ void CudaDevice::enqueue_copy(CUstream stream, const PlacedBuffer& dst, const Pl
 
 void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) {
   copy_thread_->execute(
-      [this, dst, src, region, done]() mutable {
+      [this, dst, src, region, done = std::move(done)]() mutable {
         auto c = std::make_unique<Completion>();
         c->done = std::move(done);
         c->span.start = now();
@@ -256,7 +256,8 @@ void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done
 // on the GPU instead).
 void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) {
   copy_thread_->execute(
-      [this, accesses = std::move(accesses), job = std::move(job), done]() mutable {
+      [this, accesses = std::move(accesses), job = std::move(job),
+       done = std::move(done)]() mutable {
         OpSpan span{now(), {}};
         std::vector<void*> blocks;
         std::exception_ptr error;
@@ -701,7 +702,7 @@ void CudaDevice::run_checked(KernelRun& run, Completion& c) {
 
 void CudaDevice::launch(KernelRun run, Done done) {
   compute_thread_->execute(
-      [this, run = std::move(run), done]() mutable {
+      [this, run = std::move(run), done = std::move(done)]() mutable {
         auto c = std::make_unique<Completion>();
         c->done = std::move(done);
         c->pinned = &pinned_;

@@ -44,21 +44,19 @@ void run_kernel(worker::KernelRun& run) {
 }  // namespace
 
 void HostDevice::launch(worker::KernelRun run, Done done) {
-  auto r = std::make_shared<worker::KernelRun>(std::move(run));
-  worker::run_timed(
-      compute_,
-      [r] {
-        if (r->runs_behind_a_failure()) throw worker::SkippedBehindFailure();
-        if (r->partial) r->reduction.init(r->partial);
-        if (r->check) r->check->before();
+  compute_.execute(
+      [run = std::move(run)]() mutable {
+        if (run.runs_behind_a_failure()) throw worker::SkippedBehindFailure();
+        if (run.partial) run.reduction.init(run.partial);
+        if (run.check) run.check->before();
         // A violation first: what the kernel did after it may follow from the scratch element.
-        auto throw_violation = [&r] {
-          if (r->check)
-            if (std::optional<planner::AccessViolation> v = r->check->after())
+        auto throw_violation = [&run] {
+          if (run.check)
+            if (std::optional<planner::AccessViolation> v = run.check->after())
               throw planner::AccessViolationError(std::move(*v));
         };
         try {
-          run_kernel(*r);
+          run_kernel(run);
         } catch (...) {
           throw_violation();
           std::rethrow_exception(worker::kernel_failure());
@@ -69,14 +67,12 @@ void HostDevice::launch(worker::KernelRun run, Done done) {
 }
 
 void HostDevice::copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) {
-  worker::run_timed(
-      copy_, [dst, src, region] { worker::copy_region(dst.view(), src.view(), region); },
-      std::move(done));
+  copy_.execute([dst, src, region] { worker::copy_region(dst.view(), src.view(), region); },
+                std::move(done));
 }
 
 void HostDevice::run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) {
-  worker::run_timed(
-      copy_,
+  copy_.execute(
       [accesses = std::move(accesses), job = std::move(job)] {
         std::vector<worker::BoxBuffer> views;
         views.reserve(accesses.size());
