@@ -5,10 +5,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <optional>
 #include <thread>
+
+#include "core/ring_queue.hpp"
 
 namespace lightning {
 
@@ -31,17 +32,16 @@ class MessageQueue {
 
   T pop() {
     std::unique_lock<std::mutex> lock = wait_for_message();
-    T message = std::move(queue_.front());
-    queue_.pop_front();
+    T message = queue_.pop_front();
     size_.store(queue_.size(), std::memory_order_release);
     return message;
   }
 
   /// Waits as pop() does, then moves every message queued into `into` (emptied first),
   /// oldest first: one lock for a burst of messages rather than one each. The queue and
-  /// `into` trade storage, so a consumer that passes the same deque each time (drained)
-  /// allocates nothing for a burst that fits what both held before.
-  void pop_all(std::deque<T>& into) {
+  /// `into` trade storage, so a consumer that passes the same queue each time allocates
+  /// nothing for a burst that fits what both held before.
+  void pop_all(RingQueue<T>& into) {
     into.clear();
     std::unique_lock<std::mutex> lock = wait_for_message();
     into.swap(queue_);
@@ -51,8 +51,7 @@ class MessageQueue {
   std::optional<T> try_pop() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (queue_.empty()) return std::nullopt;
-    T message = std::move(queue_.front());
-    queue_.pop_front();
+    T message = queue_.pop_front();
     size_.store(queue_.size(), std::memory_order_release);
     return message;
   }
@@ -75,7 +74,7 @@ class MessageQueue {
 
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<T> queue_;
+  RingQueue<T> queue_;
   std::atomic<size_t> size_{0};  // queue_.size(), read without the lock while spinning
 };
 

@@ -92,10 +92,11 @@ void StagingThread::loop() {
     }
     replies_.done(task, std::move(failure));
   };
-  std::deque<Op> popped;  // reused: draining the queue allocates nothing
+  RingQueue<Op> popped;  // reused: draining the queue allocates nothing
   for (;;) {
     ops_.pop_all(popped);
-    for (Op& op : popped) {
+    for (size_t i = 0; i < popped.size(); ++i) {
+      Op& op = popped[i];
       if (std::holds_alternative<StopOp>(op)) return;
       std::visit(Overloaded{
                      [&](StageOp& s) {

@@ -154,11 +154,11 @@ void Worker::submit(std::vector<Task> tasks, std::shared_ptr<const FragmentConte
 
 void Worker::scheduler_loop() {
   name_current_thread(options_.id.to_string() + " scheduler");
-  std::deque<Event> popped;  // reused: draining the queue allocates nothing
+  RingQueue<Event> popped;  // reused: draining the queue allocates nothing
   for (;;) {
     events_.pop_all(popped);
-    for (Event& event : popped)
-      if (!handle_event(event)) return;
+    for (size_t i = 0; i < popped.size(); ++i)
+      if (!handle_event(popped[i])) return;
   }
 }
 
