@@ -6,7 +6,9 @@
 #include <cereal/types/utility.hpp>
 #include <cereal/types/variant.hpp>
 #include <cereal/types/vector.hpp>
-#include <sstream>
+#include <istream>
+#include <ostream>
+#include <streambuf>
 
 #include "core/error.hpp"
 #include "kernel/kernel_registry.hpp"
@@ -237,20 +239,55 @@ namespace {
 // Bumped whenever a message's fields change.
 constexpr uint32_t kFormatVersion = 3;
 
+// cereal writes through a stream: these buffers write into the message's bytes and read from
+// them in place (a string stream copies them twice more each way, and a control message goes
+// out with every launch that involves another rank).
+class ByteSink final : public std::streambuf {
+ public:
+  explicit ByteSink(std::vector<uint8_t>& out) : out_(out) {}
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    out_.insert(out_.end(), s, s + n);
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof()))
+      out_.push_back(static_cast<uint8_t>(traits_type::to_char_type(c)));
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  std::vector<uint8_t>& out_;
+};
+
+class ByteSource final : public std::streambuf {
+ public:
+  explicit ByteSource(const std::vector<uint8_t>& in) {
+    // The get area is only read: std::streambuf wants char* for it.
+    char* begin = const_cast<char*>(reinterpret_cast<const char*>(in.data()));
+    setg(begin, begin, begin + in.size());
+  }
+  /// Bytes not read yet.
+  size_t left() const { return static_cast<size_t>(egptr() - gptr()); }
+};
+
 }  // namespace
 
 std::vector<uint8_t> encode(const Message& message) {
-  std::ostringstream os;
+  std::vector<uint8_t> bytes;
+  ByteSink sink(bytes);
+  std::ostream os(&sink);
   {
     cereal::BinaryOutputArchive archive(os);
     archive(kFormatVersion, message);
   }
-  const std::string text = os.str();
-  return {text.begin(), text.end()};
+  return bytes;
 }
 
 Message decode(const std::vector<uint8_t>& bytes, int from_rank) {
-  std::istringstream is(std::string(bytes.begin(), bytes.end()));
+  ByteSource source(bytes);
+  std::istream is(&source);
   Message message;
   uint32_t version = 0;
   try {
@@ -266,11 +303,10 @@ Message decode(const std::vector<uint8_t>& bytes, int from_rank) {
                                                std::to_string(bytes.size()) + " bytes from rank " +
                                                std::to_string(from_rank) + ": " + e.what());
   }
-  if (is.peek() != std::char_traits<char>::eof())
-    throw Error(ErrorKind::kCommunication,
-                "control message from rank " + std::to_string(from_rank) + " has " +
-                    std::to_string(bytes.size() - static_cast<size_t>(is.tellg())) +
-                    " trailing bytes");
+  if (source.left() != 0)
+    throw Error(ErrorKind::kCommunication, "control message from rank " +
+                                               std::to_string(from_rank) + " has " +
+                                               std::to_string(source.left()) + " trailing bytes");
   return message;
 }
 

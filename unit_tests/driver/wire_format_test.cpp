@@ -268,7 +268,15 @@ TEST(WireFormat, BytesThatAreNotAMessageNameTheirRank) {
   }
   std::vector<uint8_t> longer = encode(EndRun{});
   longer.push_back(0);
-  EXPECT_THROW(decode(longer, 1), Error);
+  longer.push_back(0);
+  try {
+    decode(longer, 1);
+    FAIL() << "a message with bytes after it decoded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
+    EXPECT_NE(std::string(e.what()).find("from rank 1 has 2 trailing bytes"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
