@@ -1,7 +1,6 @@
 #include "comm/mpi_transport.hpp"
 
 #include <condition_variable>
-#include <deque>
 #include <future>
 #include <limits>
 #include <mutex>
@@ -20,6 +19,7 @@
 #include "comm/pending_sends.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/ring_queue.hpp"
 
 namespace lightning::comm {
 
@@ -122,8 +122,8 @@ class MpiTransport::Engine {
 
   void loop() {
     int idle_rounds = 0;
+    RingQueue<Outgoing> batch;  // kept: the loop polls, and must not allocate each round
     for (;;) {
-      std::deque<Outgoing> batch;
       bool stopping = false;
       {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -131,7 +131,10 @@ class MpiTransport::Engine {
         stopping = stopping_;
       }
       bool busy = !batch.empty();
-      for (auto& m : batch) std::visit([&](auto& x) { send_now(std::move(x)); }, m);
+      while (!batch.empty()) {
+        Outgoing m = batch.pop_front();
+        std::visit([&](auto& x) { send_now(std::move(x)); }, m);
+      }
       busy |= receive(/*deliver=*/true);
       busy |= test_pending();
       busy |= lose_failed([&](PeerFailures& f) { return incoming_->buffer_overdue(f); });
@@ -314,7 +317,7 @@ class MpiTransport::Engine {
   // Shared with the callers.
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Outgoing> outbox_;
+  RingQueue<Outgoing> outbox_;
   bool stopping_ = false;
   HandlerRegistry handlers_;  // thread-safe itself
 

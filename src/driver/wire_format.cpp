@@ -244,20 +244,33 @@ constexpr uint32_t kFormatVersion = 3;
 // out with every launch that involves another rank).
 class ByteSink final : public std::streambuf {
  public:
-  explicit ByteSink(std::vector<uint8_t>& out) : out_(out) {}
+  /// Writes into `out` (emptied); finish() gives it its final size.
+  explicit ByteSink(std::vector<uint8_t>& out) : out_(out) {
+    out_.resize(256);  // most control messages fit
+    reset_put_area(0);
+  }
+  void finish() { out_.resize(static_cast<size_t>(pptr() - pbase())); }
 
  protected:
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    out_.insert(out_.end(), s, s + n);
-    return n;
-  }
+  // cereal writes field by field: each write copies into the put area (std::streambuf's
+  // xsputn); only a full area comes here, and doubles the storage.
   int_type overflow(int_type c) override {
-    if (!traits_type::eq_int_type(c, traits_type::eof()))
-      out_.push_back(static_cast<uint8_t>(traits_type::to_char_type(c)));
-    return traits_type::not_eof(c);
+    const size_t used = static_cast<size_t>(pptr() - pbase());
+    out_.resize(2 * out_.size());
+    reset_put_area(used);
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    return sputc(traits_type::to_char_type(c));
   }
 
  private:
+  void reset_put_area(size_t used) {
+    char* begin = reinterpret_cast<char*>(out_.data());
+    setp(begin, begin + out_.size());
+    for (; used > kMaxBump; used -= kMaxBump) pbump(static_cast<int>(kMaxBump));  // int steps
+    pbump(static_cast<int>(used));
+  }
+
+  static constexpr size_t kMaxBump = 1u << 30;
   std::vector<uint8_t>& out_;
 };
 
@@ -282,6 +295,7 @@ std::vector<uint8_t> encode(const Message& message) {
     cereal::BinaryOutputArchive archive(os);
     archive(kFormatVersion, message);
   }
+  sink.finish();
   return bytes;
 }
 

@@ -246,6 +246,23 @@ TEST(WireFormat, SettingsAndRepliesRoundTrip) {
   EXPECT_STREQ(name_of(Message(CloseSession{})), "CloseSession");
 }
 
+// Messages are written into storage that starts small and doubles: one of every size around
+// the doublings, up to a megabyte, comes back whole.
+TEST(WireFormat, MessagesOfEverySizeRoundTrip) {
+  for (size_t n : {0, 1, 200, 255, 256, 257, 1000, 4096, 1 << 20}) {
+    TaskFailure failure;
+    for (size_t i = 0; i < n; ++i) failure.what.push_back(static_cast<char>('a' + i % 26));
+    const std::vector<uint8_t> bytes = encode(TaskCompleted{TaskId(n), failure});
+    EXPECT_GT(bytes.size(), n);
+    const Message back = decode(bytes, 1);
+    const auto* done = std::get_if<TaskCompleted>(&back);
+    ASSERT_NE(done, nullptr) << n;
+    EXPECT_EQ(done->task, TaskId(n));
+    ASSERT_TRUE(done->failure.has_value());
+    EXPECT_EQ(done->failure->what, failure.what) << n;
+  }
+}
+
 TEST(WireFormat, BytesThatAreNotAMessageNameTheirRank) {
   TaskFailure failure;
   failure.what = "a long enough error text";
