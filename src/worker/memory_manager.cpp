@@ -322,36 +322,66 @@ bool MemoryManager::try_allocate_all(size_t m, const std::vector<ChunkId>& missi
   return true;
 }
 
+void MemoryManager::merge_requests(const std::vector<StageRequest>& requests, const char* what) {
+  merged_.clear();
+  for (const StageRequest& r : requests) {
+    chunk_ref(r.chunk, what);
+    merged_.push_back({r.chunk, memory_index(r.where, what), r.will_write, r.overwrites});
+  }
+  const auto key = [](const Merged& x) { return std::make_pair(x.chunk, x.memory); };
+  std::sort(merged_.begin(), merged_.end(),
+            [&](const Merged& x, const Merged& y) { return key(x) < key(y); });
+  size_t kept = 0;
+  for (const Merged& x : merged_) {
+    if (kept > 0 && key(merged_[kept - 1]) == key(x)) {
+      merged_[kept - 1].write = merged_[kept - 1].write || x.write;
+      merged_[kept - 1].overwrites = merged_[kept - 1].overwrites && x.overwrites;
+    } else {
+      merged_[kept++] = x;
+    }
+  }
+  merged_.resize(kept);
+}
+
+const MemoryManager::Merged& MemoryManager::merged(ChunkId chunk, size_t m) const {
+  auto it = std::lower_bound(merged_.begin(), merged_.end(), std::make_pair(chunk, m),
+                             [](const Merged& x, const std::pair<ChunkId, size_t>& k) {
+                               return std::make_pair(x.chunk, x.memory) < k;
+                             });
+  if (it == merged_.end() || it->chunk != chunk || it->memory != m)
+    throw Error(ErrorKind::kInternal, "memory manager: chunk " + chunk.to_string() +
+                                          " was not requested on " +
+                                          memories_[m].space.to_string());
+  return *it;
+}
+
 StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>& requests) {
   if (tokens_.count(token) != 0)
     throw Error(ErrorKind::kInvalidArgument, "stage: " + token_text(token) + " is already staged");
-
-  // Merge duplicates: (chunk, memory) -> written.
-  std::map<std::pair<ChunkId, size_t>, bool> merged;
-  std::map<std::pair<ChunkId, size_t>, bool> overwritten;  // every request for it overwrites
-  for (const StageRequest& r : requests) {
-    chunk_ref(r.chunk, "stage");
+  merge_requests(requests, "stage");
+  for (const StageRequest& r : requests)
     if (r.overwrites && !r.will_write)
       throw Error(ErrorKind::kInvalidArgument,
                   "stage: chunk " + r.chunk.to_string() + " is overwritten but not written");
-    const std::pair<ChunkId, size_t> key{r.chunk, memory_index(r.where, "stage")};
-    merged[key] |= r.will_write;
-    auto [it, inserted] = overwritten.emplace(key, r.overwrites);
-    if (!inserted) it->second = it->second && r.overwrites;
-  }
-  std::unordered_map<ChunkId, int> places;
-  for (const auto& [key, write] : merged) ++places[key.first];
-  for (const auto& [key, write] : merged)
-    if (write && places[key.first] > 1)
+  // A written chunk is wanted in one memory only (merged_ is sorted by chunk).
+  for (size_t i = 0; i < merged_.size(); ++i) {
+    const Merged& x = merged_[i];
+    const bool elsewhere_too = (i > 0 && merged_[i - 1].chunk == x.chunk) ||
+                               (i + 1 < merged_.size() && merged_[i + 1].chunk == x.chunk);
+    if (x.write && elsewhere_too)
       throw Error(ErrorKind::kInvalidArgument,
-                  "stage: chunk " + key.first.to_string() + " is written on " +
-                      memories_[key.second].space.to_string() +
+                  "stage: chunk " + x.chunk.to_string() + " is written on " +
+                      memories_[x.memory].space.to_string() +
                       " and requested in another memory by the same task");
+  }
 
   // Chunks wanted per memory, biggest first (the order allocations are tried in).
-  std::map<size_t, std::vector<ChunkId>> wanted;
-  for (const auto& [key, write] : merged) wanted[key.second].push_back(key.first);
-  for (auto& [m, list] : wanted) {
+  wanted_.resize(memories_.size());
+  for (auto& list : wanted_) list.clear();
+  for (const Merged& x : merged_) wanted_[x.memory].push_back(x.chunk);
+  for (size_t m = 0; m < wanted_.size(); ++m) {
+    std::vector<ChunkId>& list = wanted_[m];
+    if (list.empty()) continue;
     std::stable_sort(list.begin(), list.end(), [&](ChunkId a, ChunkId b) {
       return chunks_.at(a).bytes > chunks_.at(b).bytes;
     });
@@ -369,42 +399,43 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
   }
 
   // Another token writes a chunk we want, or holds one we would write.
-  for (const auto& [key, write] : merged) {
-    const Chunk& c = chunks_.at(key.first);
-    if (c.writers > 0 || (write && c.locks > 0)) return StageResult::kRetryLater;
+  for (const Merged& x : merged_) {
+    const Chunk& c = chunks_.at(x.chunk);
+    if (c.writers > 0 || (x.write && c.locks > 0)) return StageResult::kRetryLater;
   }
-  std::set<size_t> relocate;
-  if (!feasible(wanted, &relocate)) return StageResult::kRetryLater;
+  if (!feasible()) return StageResult::kRetryLater;
 
   // From here on the request succeeds (barring I/O errors and corrupt spill files).
-  std::vector<Held>& held = tokens_[token];
-  held.reserve(held.size() + merged.size());
+  std::vector<Held>& held = reused_tokens_.find_or_insert(tokens_, token)->second;
+  held.clear();  // a reused node's vector, as its last token left it
+  held.reserve(merged_.size());
   std::vector<ChunkId> written;  // chunks whose writers count this token
   try {
     // Pin the copies already in place, except unlocked ones on a memory too fragmented to
     // keep them where they are: those are evicted and staged again.
-    std::vector<std::pair<ChunkId, size_t>> unpinned;
-    for (const auto& [key, write] : merged) {
-      Chunk& c = chunks_.at(key.first);
-      auto cp = c.copies.find(key.second);
+    std::vector<std::pair<ChunkId, size_t>> unpinned;  // rare: no storage kept for it
+    for (const Merged& x : merged_) {
+      Chunk& c = chunks_.at(x.chunk);
+      auto cp = c.copies.find(x.memory);
       if (cp == c.copies.end()) continue;
-      if (relocate.count(key.second) != 0 && cp->second.locks == 0) {
-        unpinned.push_back(key);
+      if (relocate_[x.memory] && cp->second.locks == 0) {
+        unpinned.emplace_back(x.chunk, x.memory);
         continue;
       }
-      lock_copy(key.first, c, key.second);
-      held.push_back({key.first, key.second, write});
+      lock_copy(x.chunk, c, x.memory);
+      held.push_back({x.chunk, x.memory, x.write});
     }
     for (const auto& [id, m] : unpinned) evict(id, m);
     // Devices: evict LRU copies until every missing chunk fits.
-    std::vector<uint64_t> offsets;
-    for (const auto& [m, list] : wanted) {
+    for (size_t m = 0; m < wanted_.size(); ++m) {
       if (!is_device(m)) continue;
-      std::vector<ChunkId> missing;
-      for (ChunkId id : list)
+      std::vector<ChunkId>& missing = missing_;
+      missing.clear();
+      for (ChunkId id : wanted_[m])
         if (chunks_.at(id).copies.count(m) == 0) missing.push_back(id);
       if (missing.empty()) continue;
       Memory& mem = memories_[m];
+      std::vector<uint64_t>& offsets = offsets_;
       while (!try_allocate_all(m, missing, &offsets)) {
         if (mem.lru.empty())
           throw Error(ErrorKind::kInternal,
@@ -418,15 +449,15 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
         cp.ptr = static_cast<unsigned char*>(mem.base) + offsets[i] + c.phase;
         c.copies.emplace(m, cp);
         lock_copy(missing[i], c, m);
-        held.push_back({missing[i], m, merged.at({missing[i], m})});
+        held.push_back({missing[i], m, merged(missing[i], m).write});
       }
     }
     // The host, last: device evictions above may have written requested chunks back to it.
-    if (auto hl = wanted.find(host_index()); hl != wanted.end()) {
-      const size_t h = host_index();
-      std::vector<ChunkId> missing;
+    if (const size_t h = host_index(); !wanted_[h].empty()) {
+      std::vector<ChunkId>& missing = missing_;
+      missing.clear();
       uint64_t need = 0;
-      for (ChunkId id : hl->second) {
+      for (ChunkId id : wanted_[h]) {
         Chunk& c = chunks_.at(id);
         if (c.copies.count(h) == 0) {
           missing.push_back(id);
@@ -434,7 +465,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
         } else if (std::none_of(held.begin(), held.end(),
                                 [&](const Held& x) { return x.chunk == id && x.memory == h; })) {
           lock_copy(id, c, h);
-          held.push_back({id, h, merged.at({id, h})});
+          held.push_back({id, h, merged(id, h).write});
         }
       }
       if (!make_host_room(need))
@@ -444,37 +475,37 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
         if (!try_allocate(id, c, h))
           throw Error(ErrorKind::kInternal, "memory manager: host allocation failed");
         lock_copy(id, c, h);
-        held.push_back({id, h, merged.at({id, h})});
+        held.push_back({id, h, merged(id, h).write});
       }
     }
     // Fill new copies (in request order, so a chunk wanted twice copies from the first),
     // except those the task overwrites whole: their old bytes would never be read.
-    for (const auto& [key, write] : merged) {
-      Chunk& c = chunks_.at(key.first);
-      Copy& copy = c.copies.at(key.second);
+    for (const Merged& x : merged_) {
+      Chunk& c = chunks_.at(x.chunk);
+      Copy& copy = c.copies.at(x.memory);
       if (copy.valid) continue;
-      if (overwritten.at(key)) {
+      if (x.overwrites) {
         copy.valid = true;
         ++counters_.fills_skipped;
       } else {
-        fill(key.first, c, key.second);
+        fill(x.chunk, c, x.memory);
       }
     }
     // Writers: the staged copy becomes the only one.
-    for (const auto& [key, write] : merged) {
-      if (!write) continue;
-      Chunk& c = chunks_.at(key.first);
+    for (const Merged& x : merged_) {
+      if (!x.write) continue;
+      Chunk& c = chunks_.at(x.chunk);
       ++c.writers;
-      written.push_back(key.first);
+      written.push_back(x.chunk);
       c.has_data = true;
       for (auto it = c.copies.begin(); it != c.copies.end();) {
         const size_t m = (it++)->first;  // free_copy erases the current element
-        if (m == key.second) continue;
-        free_copy(key.first, c, m);
+        if (m == x.memory) continue;
+        free_copy(x.chunk, c, m);
         ++counters_.invalidations;
       }
       if (c.on_disk) {
-        spill_.remove(key.first);
+        spill_.remove(x.chunk);
         c.on_disk = false;
         disk_bytes_ -= c.bytes;
         ++counters_.invalidations;
@@ -487,32 +518,37 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
       if (!c.copies.at(x.memory).valid) free_copy(x.chunk, c, x.memory);
     }
     for (ChunkId id : written) --chunks_.at(id).writers;
-    tokens_.erase(token);
+    reused_tokens_.erase(tokens_, tokens_.find(token));
     throw;
   }
   ++counters_.stagings;
   return StageResult::kStaged;
 }
 
-bool MemoryManager::feasible(const std::map<size_t, std::vector<ChunkId>>& wanted,
-                             std::set<size_t>* relocate) {
-  std::vector<uint64_t> offsets;
-  for (const auto& [m, list] : wanted) {
+bool MemoryManager::feasible() {
+  relocate_.assign(memories_.size(), 0);
+  for (size_t m = 0; m < wanted_.size(); ++m) {
+    const std::vector<ChunkId>& list = wanted_[m];
+    if (list.empty()) continue;
     const Memory& mem = memories_[m];
-    std::unordered_set<ChunkId> requested(list.begin(), list.end());
+    // Lists hold a task's few chunks: a scan costs less than a set.
+    auto requested = [&](ChunkId id) {
+      return std::find(list.begin(), list.end(), id) != list.end();
+    };
     if (is_device(m)) {
-      std::vector<ChunkId> missing;
+      std::vector<ChunkId>& missing = missing_;
+      missing.clear();
       for (ChunkId id : list)
         if (chunks_.at(id).copies.count(m) == 0) missing.push_back(id);
       if (missing.empty()) continue;
-      if (try_allocate_all(m, missing, &offsets)) {  // fits as is: undo
-        for (uint64_t o : offsets) memories_[m].pool->free(o);
+      if (try_allocate_all(m, missing, &offsets_)) {  // fits as is: undo
+        for (uint64_t o : offsets_) memories_[m].pool->free(o);
         continue;
       }
       // Would it fit with every unlocked copy of other chunks evicted?
       MemoryPool sim = *mem.pool;
       for (const auto& [when, id] : mem.lru)
-        if (requested.count(id) == 0) sim.free(chunks_.at(id).copies.at(m).offset);
+        if (!requested(id)) sim.free(chunks_.at(id).copies.at(m).offset);
       if (std::all_of(missing.begin(), missing.end(), [&](ChunkId id) {
             return sim.allocate(chunks_.at(id).pool_bytes()).has_value();
           }))
@@ -526,14 +562,14 @@ bool MemoryManager::feasible(const std::map<size_t, std::vector<ChunkId>>& wante
         if (cp != chunks_.at(id).copies.end() && cp->second.locks > 0) continue;
         if (!sim.allocate(chunks_.at(id).pool_bytes())) return false;
       }
-      relocate->insert(m);
+      relocate_[m] = 1;
     } else if (mem.capacity) {
       uint64_t need = 0, evictable = 0;
       for (ChunkId id : list)
         if (chunks_.at(id).copies.count(m) == 0) need += chunks_.at(id).bytes;
       if (mem.host_used + need <= *mem.capacity) continue;
       for (const auto& [when, id] : mem.lru)
-        if (requested.count(id) == 0) evictable += chunks_.at(id).bytes;
+        if (!requested(id)) evictable += chunks_.at(id).bytes;
       if (mem.host_used - evictable + need > *mem.capacity) return false;
     }
   }
@@ -549,7 +585,7 @@ void MemoryManager::unstage(uint64_t token) {
     unlock_copy(x.chunk, c, x.memory);
     if (x.write) --c.writers;
   }
-  tokens_.erase(it);
+  reused_tokens_.erase(tokens_, it);
 }
 
 bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageRequest>& requests,
@@ -559,24 +595,20 @@ bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageReques
                 "stage_in_place: " + token_text(token) + " is already staged");
   for (uint64_t b : behind)
     if (tokens_.count(b) == 0) return false;
-  std::map<std::pair<ChunkId, size_t>, bool> merged;  // (chunk, memory) -> written
-  for (const StageRequest& r : requests) {
-    chunk_ref(r.chunk, "stage_in_place");
-    merged[{r.chunk, memory_index(r.where, "stage_in_place")}] |= r.will_write;
-  }
-  for (const auto& [key, write] : merged) {
-    const Chunk& c = chunks_.at(key.first);
-    if (c.copies.count(key.second) == 0) return false;
+  merge_requests(requests, "stage_in_place");
+  for (const Merged& x : merged_) {
+    const Chunk& c = chunks_.at(x.chunk);
+    if (c.copies.count(x.memory) == 0) return false;
     // A written copy must be the only one: dropping others could take one a holder reads.
-    if (write && (c.copies.size() != 1 || c.on_disk)) return false;
+    if (x.write && (c.copies.size() != 1 || c.on_disk)) return false;
   }
-  std::vector<Held>& held = tokens_[token];
-  held.reserve(held.size() + merged.size());
-  for (const auto& [key, write] : merged) {
-    Chunk& c = chunks_.at(key.first);
-    lock_copy(key.first, c, key.second);
-    held.push_back({key.first, key.second, write});
-    if (write) ++c.writers;
+  std::vector<Held>& held = reused_tokens_.find_or_insert(tokens_, token)->second;
+  held.clear();
+  for (const Merged& x : merged_) {
+    Chunk& c = chunks_.at(x.chunk);
+    lock_copy(x.chunk, c, x.memory);
+    held.push_back({x.chunk, x.memory, x.write});
+    if (x.write) ++c.writers;
   }
   ++counters_.stagings;
   return true;

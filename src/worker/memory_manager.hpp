@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/ids.hpp"
+#include "core/reused_nodes.hpp"
 #include "worker/memory_backend.hpp"
 #include "worker/memory_pool.hpp"
 #include "worker/memory_space.hpp"
@@ -186,6 +187,13 @@ class MemoryManager {
     size_t memory;
     bool write;
   };
+  /// One chunk in one memory as a task asks for it, its requests merged.
+  struct Merged {
+    ChunkId chunk;
+    size_t memory;
+    bool write;       ///< a request writes it
+    bool overwrites;  ///< every request for it overwrites it whole
+  };
 
   size_t memory_index(MemorySpace where, const char* what) const;
   size_t host_index() const { return memories_.size() - 1; }
@@ -205,7 +213,13 @@ class MemoryManager {
   void write_to_disk(ChunkId id, Chunk& c, size_t from);
   void fill(ChunkId id, Chunk& c, size_t m);
 
-  bool feasible(const std::map<size_t, std::vector<ChunkId>>& wanted, std::set<size_t>* relocate);
+  /// Fills merged_ from `requests`: one entry per (chunk, memory), sorted by both.
+  void merge_requests(const std::vector<StageRequest>& requests, const char* what);
+  /// The merged request for `chunk` in memory `m` (one merge_requests made).
+  const Merged& merged(ChunkId chunk, size_t m) const;
+  /// Whether wanted_ can be staged, evicting what is not locked; marks in relocate_ the
+  /// memories where copies already in place must move.
+  bool feasible();
   bool try_allocate_all(size_t m, const std::vector<ChunkId>& missing,
                         std::vector<uint64_t>* offsets);
   [[noreturn]] void throw_too_big(size_t m, const std::vector<ChunkId>& chunks, uint64_t raw,
@@ -216,6 +230,13 @@ class MemoryManager {
   std::unordered_map<DeviceId, size_t> device_index_;
   std::unordered_map<ChunkId, Chunk> chunks_;
   std::unordered_map<uint64_t, std::vector<Held>> tokens_;
+  ReusedNodes<std::unordered_map<uint64_t, std::vector<Held>>> reused_tokens_;
+  // stage()'s scratch, kept between calls so that a stage allocates nothing in steady state.
+  std::vector<Merged> merged_;
+  std::vector<std::vector<ChunkId>> wanted_;  ///< per memory: its chunks, biggest first
+  std::vector<char> relocate_;                ///< per memory (see feasible)
+  std::vector<ChunkId> missing_;
+  std::vector<uint64_t> offsets_;
   SpillStore spill_;
   uint64_t clock_ = 0;
   uint64_t disk_bytes_ = 0;

@@ -446,6 +446,22 @@ TEST_F(MemoryManagerTest, MisuseIsReportedWithTheCulprit) {
                     ErrorKind::kInvalidArgument))
                 .find("C1 is written on D0 memory"),
             std::string::npos);
+  // Whatever the requests' order, and with the same chunk asked for twice where it is written.
+  EXPECT_NE(
+      msg(expect_error(
+              [&] {
+                m.stage(1, {read(1, dev(1)), read(2, dev(0)), write(1, dev(0)), read(1, dev(0))});
+              },
+              ErrorKind::kInvalidArgument))
+          .find("C1 is written on D0 memory and requested in another memory"),
+      std::string::npos);
+  EXPECT_NE(msg(expect_error(
+                    [&] {
+                      m.stage(1, {{ChunkId(2), dev(0), false, true}});
+                    },
+                    ErrorKind::kInvalidArgument))
+                .find("C2 is overwritten but not written"),
+            std::string::npos);
   EXPECT_NE(msg(expect_error([&] { m.delete_chunk(ChunkId(5)); }, ErrorKind::kInvalidArgument))
                 .find("unknown chunk C5"),
             std::string::npos);
