@@ -1,29 +1,11 @@
-// Region evaluation runs for every superblock of every launch: it must not allocate. This
-// file replaces the global operator new of the test binary to count allocations.
+// Region evaluation runs for every superblock of every launch: it must not allocate (the
+// binary counts allocations: support/allocation_count.cpp).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <new>
-
+#include "../support/allocation_count.hpp"
 #include "annotation/annotation_cache.hpp"
 #include "annotation/parser.hpp"
 #include "annotation/region_evaluator.hpp"
-
-namespace {
-thread_local long allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
 
 namespace lightning::annotation {
 namespace {
@@ -44,13 +26,14 @@ TEST(RegionEvaluation, DoesNotAllocate) {
   ASSERT_EQ(bound.arrays().size(), 3u);
   ASSERT_EQ(bound.rules().size(), 4u);
   AccessRegion per_array[3], per_rule[4];
-  const long before = allocations;
+  ASSERT_TRUE(lightning::testing::allocations_are_counted());
+  const long before = lightning::testing::allocations_on_this_thread();
   for (int64_t k = 0; k < 100; ++k) {
     const ThreadBox sb{Rect({5 + k, 7}, {37 + k, 61}), Point{8, 16}};
     evaluate_regions(bound, sb, args, per_array);
     evaluate_rule_regions(bound, sb, args, per_rule);
   }
-  EXPECT_EQ(allocations, before);
+  EXPECT_EQ(lightning::testing::allocations_on_this_thread(), before);
   // The last superblock: the halo rule falls outside A, the column rule gives [2, 21).
   EXPECT_EQ(per_array[0].region, Rect({0, 2}, {100, 21}));
 }
@@ -66,9 +49,10 @@ TEST(AnnotationCache, FindingABindingAgainDoesNotAllocate) {
       "global i => read x[i], read y[i * K / 2], write y[i * K / 2], read x[(i + 1) * K / 2]";
   AnnotationCache cache;
   const BoundAnnotation& first = cache.bind(text, sig, 1);
-  const long before = allocations;
+  ASSERT_TRUE(lightning::testing::allocations_are_counted());
+  const long before = lightning::testing::allocations_on_this_thread();
   for (int k = 0; k < 100; ++k) EXPECT_EQ(&cache.bind(text, sig, 1), &first);
-  EXPECT_EQ(allocations, before);
+  EXPECT_EQ(lightning::testing::allocations_on_this_thread(), before);
 }
 
 }  // namespace

@@ -4,36 +4,18 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <future>
 #include <memory>
 #include <mutex>
-#include <new>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "../support/allocation_count.hpp"
 #include "core/error.hpp"
 #include "worker/thread_pool.hpp"
-
-// Allocations of each thread: this binary replaces the global operator new to count them.
-namespace {
-thread_local long allocations = 0;
-}  // namespace
-
-void* operator new(std::size_t size) {
-  ++allocations;
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept {
-  std::free(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-  std::free(p);
-}
 
 namespace lightning::worker {
 namespace {
@@ -124,11 +106,12 @@ TEST(Engine, SubmittingAJobAllocatesNothingOnceWarm) {
     while (dones.load() == before) std::this_thread::yield();
   };
   for (int i = 0; i < 10; ++i) one();
-  const long before = allocations;
+  ASSERT_TRUE(lightning::testing::allocations_are_counted());
+  const long before = lightning::testing::allocations_on_this_thread();
   for (int i = 0; i < 1000; ++i) one();
   // A finished job's item returns just after its `done`: a submission that comes first makes
   // one more item. That happens a few times at most, never once a job.
-  EXPECT_LE(allocations - before, 4);
+  EXPECT_LE(lightning::testing::allocations_on_this_thread() - before, 4);
 }
 
 TEST(Engine, KeepsTheFunctionsOfOnlyAFewFinishedJobs) {
