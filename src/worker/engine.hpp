@@ -33,8 +33,9 @@ struct OpSpan {
 /// execute() allocates nothing of its own once warm: a job and its callback go into an item
 /// the engine reuses. The functions of a finished job are destroyed when its item is reused,
 /// by the thread submitting then (usually the one that made them, which keeps the allocator's
-/// per-thread caches working); the engine destroys them itself beyond a few kept items, so
-/// what they hold is released at the latest when the next job is submitted.
+/// per-thread caches working). Only kKeptFunctions finished items keep their functions (and
+/// what these hold) that way, until the item is reused or the engine is destroyed; the engine
+/// destroys those of any other finished job at once.
 ///
 /// Destruction waits for every submitted job and its `done`; whatever `done` touches must
 /// outlive the engine.
