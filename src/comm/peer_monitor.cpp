@@ -1,5 +1,6 @@
 #include "comm/peer_monitor.hpp"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -27,6 +28,7 @@ PeerMonitor::PeerMonitor(int rank, int size, std::vector<int> watched,
       peer_timeout_(peer_timeout),
       clock_(clock),
       next_heartbeat_(clock.now()),
+      last_poll_(next_heartbeat_),
       last_heard_(static_cast<size_t>(size), next_heartbeat_),
       state_(static_cast<size_t>(size), State::kAlive) {
   for (int r : watched_)
@@ -51,6 +53,10 @@ bool PeerMonitor::mark_lost(int r) {
 PeerMonitor::Due PeerMonitor::poll() {
   Due due;
   const Clock::time_point now = clock_.now();
+  const Clock::time_point::duration gap = now - last_poll_;
+  last_poll_ = now;
+  if (gap > heartbeat_interval_)  // this rank was not running: its peers' silence stands still
+    for (Clock::time_point& heard : last_heard_) heard = std::min(now, heard + gap);
   if (now < next_heartbeat_) return due;
   next_heartbeat_ = now + heartbeat_interval_;
   for (int r : watched_) {

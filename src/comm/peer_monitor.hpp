@@ -13,8 +13,12 @@ namespace lightning::comm {
 /// The liveness of the other ranks, as one rank sees it. A killed process never says
 /// goodbye, so a watched rank from which nothing has arrived for `peer_timeout` counts as
 /// lost; to keep each other from falling silent, ranks send heartbeats every
-/// `heartbeat_interval`. Makes no calls itself: poll() says what is due. Not thread-safe:
-/// the communication thread alone uses it.
+/// `heartbeat_interval`. Silence counts only while this rank runs: a gap between two polls
+/// longer than the heartbeat interval means this process itself was stopped or starved (a
+/// SIGSTOP, a paused machine), and the peers could not be heard during it, so it is not held
+/// against them (else a rank woken after a stop, as mpirun does to end a job, would declare
+/// every peer lost at once and race the launcher's own ending of the job). Makes no calls
+/// itself: poll() says what is due. Not thread-safe: the communication thread alone uses it.
 class PeerMonitor {
  public:
   /// What is due at one poll().
@@ -41,7 +45,8 @@ class PeerMonitor {
   bool mark_lost(int r);
   /// Nothing before the next heartbeat time (heartbeat_interval after the last one that was
   /// due); then a heartbeat for each live watched rank, except those silent for longer than
-  /// peer_timeout, which are marked lost and returned once, with the reason.
+  /// peer_timeout, which are marked lost and returned once, with the reason. To be called
+  /// often (every round of the communication loop): see the class comment on gaps.
   Due poll();
 
  private:
@@ -52,6 +57,7 @@ class PeerMonitor {
   std::chrono::milliseconds peer_timeout_;
   const Clock& clock_;
   Clock::time_point next_heartbeat_;
+  Clock::time_point last_poll_;
   std::vector<Clock::time_point> last_heard_;  // by rank
   std::vector<State> state_;                   // by rank
 };
