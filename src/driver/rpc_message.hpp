@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -50,7 +51,9 @@ struct WorkerStarted {
 /// rank never sees host buffers: the planner routes host reads and writes through worker 0).
 struct SubmitFragment {
   std::vector<planner::Task> tasks;
-  std::vector<std::pair<LaunchId, worker::LaunchData>> launches;
+  /// Shared with the driver's own fragment context (sending copies nothing) and, decoded, with
+  /// the worker's.
+  std::vector<std::pair<LaunchId, std::shared_ptr<const worker::LaunchData>>> launches;
 };
 
 /// Worker rank → driver: one task finished; `failure` is empty on success (an invalid task

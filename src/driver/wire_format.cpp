@@ -1,16 +1,13 @@
 #include "driver/wire_format.hpp"
 
-#include <cereal/archives/binary.hpp>
 #include <cereal/types/optional.hpp>
 #include <cereal/types/string.hpp>
 #include <cereal/types/utility.hpp>
 #include <cereal/types/variant.hpp>
 #include <cereal/types/vector.hpp>
-#include <istream>
-#include <ostream>
-#include <streambuf>
 
 #include "core/error.hpp"
+#include "driver/byte_archive.hpp"
 #include "kernel/kernel_registry.hpp"
 
 // Serialisation of the project's types, in cereal's namespace (where cereal looks for
@@ -211,9 +208,23 @@ template <class Archive>
 void serialize(Archive& a, WorkerStarted& m) {
   a(m.error);
 }
+// The launches as a vector of (id, data) pairs: a size, then each pair's fields.
 template <class Archive>
-void serialize(Archive& a, SubmitFragment& m) {
-  a(m.tasks, m.launches);
+void save(Archive& a, const SubmitFragment& m) {
+  a(m.tasks, cereal::make_size_tag(static_cast<cereal::size_type>(m.launches.size())));
+  for (const auto& [id, data] : m.launches) a(id, *data);
+}
+template <class Archive>
+void load(Archive& a, SubmitFragment& m) {
+  cereal::size_type launches = 0;
+  a(m.tasks, cereal::make_size_tag(launches));
+  m.launches.clear();
+  for (cereal::size_type i = 0; i < launches; ++i) {
+    LaunchId id;
+    auto data = std::make_shared<worker::LaunchData>();
+    a(id, *data);
+    m.launches.emplace_back(id, std::move(data));
+  }
 }
 template <class Archive>
 void serialize(Archive& a, TaskCompleted& m) {
@@ -239,73 +250,21 @@ namespace {
 // Bumped whenever a message's fields change.
 constexpr uint32_t kFormatVersion = 3;
 
-// cereal writes through a stream: these buffers write into the message's bytes and read from
-// them in place (a string stream copies them twice more each way, and a control message goes
-// out with every launch that involves another rank).
-class ByteSink final : public std::streambuf {
- public:
-  /// Writes into `out` (emptied); finish() gives it its final size.
-  explicit ByteSink(std::vector<uint8_t>& out) : out_(out) {
-    out_.resize(256);  // most control messages fit
-    reset_put_area(0);
-  }
-  void finish() { out_.resize(static_cast<size_t>(pptr() - pbase())); }
-
- protected:
-  // cereal writes field by field: each write copies into the put area (std::streambuf's
-  // xsputn); only a full area comes here, and doubles the storage.
-  int_type overflow(int_type c) override {
-    const size_t used = static_cast<size_t>(pptr() - pbase());
-    out_.resize(2 * out_.size());
-    reset_put_area(used);
-    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
-    return sputc(traits_type::to_char_type(c));
-  }
-
- private:
-  void reset_put_area(size_t used) {
-    char* begin = reinterpret_cast<char*>(out_.data());
-    setp(begin, begin + out_.size());
-    for (; used > kMaxBump; used -= kMaxBump) pbump(static_cast<int>(kMaxBump));  // int steps
-    pbump(static_cast<int>(used));
-  }
-
-  static constexpr size_t kMaxBump = 1u << 30;
-  std::vector<uint8_t>& out_;
-};
-
-class ByteSource final : public std::streambuf {
- public:
-  explicit ByteSource(const std::vector<uint8_t>& in) {
-    // The get area is only read: std::streambuf wants char* for it.
-    char* begin = const_cast<char*>(reinterpret_cast<const char*>(in.data()));
-    setg(begin, begin, begin + in.size());
-  }
-  /// Bytes not read yet.
-  size_t left() const { return static_cast<size_t>(egptr() - gptr()); }
-};
-
 }  // namespace
 
 std::vector<uint8_t> encode(const Message& message) {
   std::vector<uint8_t> bytes;
-  ByteSink sink(bytes);
-  std::ostream os(&sink);
-  {
-    cereal::BinaryOutputArchive archive(os);
-    archive(kFormatVersion, message);
-  }
-  sink.finish();
+  ByteOutputArchive archive(bytes);
+  archive(kFormatVersion, message);
+  archive.finish();
   return bytes;
 }
 
 Message decode(const std::vector<uint8_t>& bytes, int from_rank) {
-  ByteSource source(bytes);
-  std::istream is(&source);
+  ByteInputArchive archive(bytes.data(), bytes.size());
   Message message;
   uint32_t version = 0;
   try {
-    cereal::BinaryInputArchive archive(is);
     archive(version);
     if (version != kFormatVersion)
       throw Error(ErrorKind::kCommunication,
@@ -317,10 +276,10 @@ Message decode(const std::vector<uint8_t>& bytes, int from_rank) {
                                                std::to_string(bytes.size()) + " bytes from rank " +
                                                std::to_string(from_rank) + ": " + e.what());
   }
-  if (source.left() != 0)
+  if (archive.left() != 0)
     throw Error(ErrorKind::kCommunication, "control message from rank " +
                                                std::to_string(from_rank) + " has " +
-                                               std::to_string(source.left()) + " trailing bytes");
+                                               std::to_string(archive.left()) + " trailing bytes");
   return message;
 }
 

@@ -158,8 +158,9 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
     // planner gives host reads and writes to worker 0).
     rpc::SubmitFragment m;
     m.tasks = std::move(tasks);
-    for (const auto& [id, data] : context->launches()) m.launches.emplace_back(id, *data);
-    cluster_->send(static_cast<int>(worker.value()), m);
+    m.launches.reserve(context->launches().size());
+    for (const auto& [id, data] : context->launches()) m.launches.emplace_back(id, data);
+    cluster_->send(static_cast<int>(worker.value()), rpc::Message(std::move(m)));
   }
 
   std::vector<worker::Worker::MemoryReport> memory_reports() override {

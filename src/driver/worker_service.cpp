@@ -41,90 +41,89 @@ WorkerService::~WorkerService() {
 bool WorkerService::handle(rpc::Message message) {
   const int rank = cluster_.rank();
   bool running = true;
-  std::visit(
-      Overloaded{
-          [&](rpc::OpenSession& m) {
-            close();
-            session_ = m.session;
-            config_ = std::move(m.config);
-            // Each rank contributes the devices it was told to drive; `auto` follows rank 0.
-            if (own_devices_.kind != DeviceSelection::Kind::kAuto) config_.devices = own_devices_;
-            set_log_level(config_.log);
-            rpc::DevicesOffered reply{m.session, 0, false, {}};
-            try {
-              const LocalDevices local = local_devices(config_);
-              device_count_ = local.count;
-              reply.count = local.count;
-              reply.gpus = local.gpus;
-            } catch (const std::exception& e) {
-              reply.error = e.what();
-            }
-            cluster_.send(0, reply);
-          },
-          [&](rpc::StartWorker& m) {
-            rpc::WorkerStarted reply;
-            if (m.session != session_) {
-              reply.error = "StartWorker for session " + std::to_string(m.session) +
-                            ", but the session open here is " + std::to_string(session_);
-              cluster_.send(0, reply);
-              return;
-            }
-            try {
-              if (!config_.trace.empty())
-                trace_ =
-                    std::make_unique<worker::TraceWriter>(rank, "rank " + std::to_string(rank));
-              worker::WorkerOptions o;
-              o.id = WorkerId(static_cast<uint64_t>(rank));
-              o.devices = m.devices;
-              const uint64_t bytes =
-                  m.device_bytes ? m.device_bytes : default_device_memory(m.devices.size());
-              for (DeviceId d : o.devices) o.memory.devices.push_back({d, bytes});
-              apply_worker_settings(config_, o);
-              o.trace = trace_.get();
-              std::vector<worker::WorkerOptions> local(1);
-              local[0] = std::move(o);
-              choose_platforms(config_, local);
-              worker_ = std::make_unique<worker::Worker>(
-                  std::move(local[0]), cluster_.transport(),
-                  [this](WorkerId, TaskId task, const auto& failure) {
-                    cluster_.send(0, rpc::TaskCompleted{task, failure});
-                  });
-            } catch (const std::exception& e) {
-              reply.error = e.what();
-            }
-            cluster_.send(0, reply);
-          },
-          [&](rpc::SubmitFragment& m) {
-            if (!worker_) {
-              for (const planner::Task& t : m.tasks)
-                cluster_.send(0, rpc::TaskCompleted{t.id, outside_a_session(t)});
-              return;
-            }
-            auto context = std::make_shared<worker::FragmentContext>();
-            for (auto& [id, data] : m.launches)
-              context->add_launch(id, std::make_shared<const worker::LaunchData>(std::move(data)));
-            worker_->submit(std::move(m.tasks), std::move(context));
-          },
-          [&](rpc::ReportMemory&) {
-            rpc::MemoryReported reply;
-            if (worker_) {
-              const worker::Worker::MemoryReport r = worker_->memory_report();
-              reply = {r.device_bytes, r.host_bytes, r.spill_files, r.chunks, r.counters};
-            }
-            cluster_.send(0, reply);
-          },
-          [&](rpc::CloseSession&) { cluster_.send(0, rpc::SessionClosed{close()}); },
-          [&](rpc::EndRun&) {
-            const std::string error = close();
-            if (!error.empty()) log().error("rank {}: {}", rank, error);
-            running = false;
-          },
-          [&](auto& m) {
-            log().error("rank {}: ignored a {} message, which only rank 0 receives", rank,
-                        rpc::name_of(rpc::Message(std::move(m))));
-          },
-      },
-      message);
+  std::visit(Overloaded{
+                 [&](rpc::OpenSession& m) {
+                   close();
+                   session_ = m.session;
+                   config_ = std::move(m.config);
+                   // Each rank contributes the devices it was told to drive; `auto` follows rank 0.
+                   if (own_devices_.kind != DeviceSelection::Kind::kAuto)
+                     config_.devices = own_devices_;
+                   set_log_level(config_.log);
+                   rpc::DevicesOffered reply{m.session, 0, false, {}};
+                   try {
+                     const LocalDevices local = local_devices(config_);
+                     device_count_ = local.count;
+                     reply.count = local.count;
+                     reply.gpus = local.gpus;
+                   } catch (const std::exception& e) {
+                     reply.error = e.what();
+                   }
+                   cluster_.send(0, reply);
+                 },
+                 [&](rpc::StartWorker& m) {
+                   rpc::WorkerStarted reply;
+                   if (m.session != session_) {
+                     reply.error = "StartWorker for session " + std::to_string(m.session) +
+                                   ", but the session open here is " + std::to_string(session_);
+                     cluster_.send(0, reply);
+                     return;
+                   }
+                   try {
+                     if (!config_.trace.empty())
+                       trace_ = std::make_unique<worker::TraceWriter>(
+                           rank, "rank " + std::to_string(rank));
+                     worker::WorkerOptions o;
+                     o.id = WorkerId(static_cast<uint64_t>(rank));
+                     o.devices = m.devices;
+                     const uint64_t bytes =
+                         m.device_bytes ? m.device_bytes : default_device_memory(m.devices.size());
+                     for (DeviceId d : o.devices) o.memory.devices.push_back({d, bytes});
+                     apply_worker_settings(config_, o);
+                     o.trace = trace_.get();
+                     std::vector<worker::WorkerOptions> local(1);
+                     local[0] = std::move(o);
+                     choose_platforms(config_, local);
+                     worker_ = std::make_unique<worker::Worker>(
+                         std::move(local[0]), cluster_.transport(),
+                         [this](WorkerId, TaskId task, const auto& failure) {
+                           cluster_.send(0, rpc::TaskCompleted{task, failure});
+                         });
+                   } catch (const std::exception& e) {
+                     reply.error = e.what();
+                   }
+                   cluster_.send(0, reply);
+                 },
+                 [&](rpc::SubmitFragment& m) {
+                   if (!worker_) {
+                     for (const planner::Task& t : m.tasks)
+                       cluster_.send(0, rpc::TaskCompleted{t.id, outside_a_session(t)});
+                     return;
+                   }
+                   auto context = std::make_shared<worker::FragmentContext>();
+                   for (auto& [id, data] : m.launches) context->add_launch(id, std::move(data));
+                   worker_->submit(std::move(m.tasks), std::move(context));
+                 },
+                 [&](rpc::ReportMemory&) {
+                   rpc::MemoryReported reply;
+                   if (worker_) {
+                     const worker::Worker::MemoryReport r = worker_->memory_report();
+                     reply = {r.device_bytes, r.host_bytes, r.spill_files, r.chunks, r.counters};
+                   }
+                   cluster_.send(0, reply);
+                 },
+                 [&](rpc::CloseSession&) { cluster_.send(0, rpc::SessionClosed{close()}); },
+                 [&](rpc::EndRun&) {
+                   const std::string error = close();
+                   if (!error.empty()) log().error("rank {}: {}", rank, error);
+                   running = false;
+                 },
+                 [&](auto& m) {
+                   log().error("rank {}: ignored a {} message, which only rank 0 receives", rank,
+                               rpc::name_of(rpc::Message(std::move(m))));
+                 },
+             },
+             message);
   return running;
 }
 

@@ -124,7 +124,7 @@ TEST(WireFormat, EveryTaskKindRoundTrips) {
                           {Point{10}, Point(), Point{3, 4}},
                           {{0, 8, 1}, {2, 48, 2}},
                           Reduction::builtin(ReduceOp::kMax, DataType::kInt16)};
-  m.launches.emplace_back(LaunchId(9), data);
+  m.launches.emplace_back(LaunchId(9), std::make_shared<const worker::LaunchData>(data));
 
   const Message back = decode(encode(m), 1);
   const auto& got = std::get<SubmitFragment>(back);
@@ -142,7 +142,7 @@ TEST(WireFormat, EveryTaskKindRoundTrips) {
   }
   ASSERT_EQ(got.launches.size(), 1u);
   EXPECT_EQ(got.launches[0].first, LaunchId(9));
-  const worker::LaunchData& d = got.launches[0].second;
+  const worker::LaunchData& d = *got.launches[0].second;
   EXPECT_EQ(d.kernel, data.kernel);
   EXPECT_EQ(d.name, data.name);
   EXPECT_EQ(d.functor, data.functor);
@@ -274,6 +274,11 @@ TEST(WireFormat, BytesThatAreNotAMessageNameTheirRank) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
     EXPECT_NE(std::string(e.what()).find("from rank 3"), std::string::npos) << e.what();
+  }
+  // Cut anywhere (inside a size, a string, a variant's index), it is refused, never misread.
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    std::vector<uint8_t> prefix(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(cut));
+    EXPECT_THROW(decode(prefix, 3), Error) << "cut at " << cut << " of " << bytes.size();
   }
   bytes[0] ^= 0xff;  // the format version
   try {
