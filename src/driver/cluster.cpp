@@ -120,9 +120,11 @@ void Cluster::on_control(comm::ControlMessage message) {
     inbox_.push(std::move(m));
     return;
   }
-  if (auto* done = std::get_if<rpc::TaskCompleted>(&m)) {
+  if (auto* done = std::get_if<rpc::TasksCompleted>(&m)) {
     std::lock_guard<std::mutex> lock(listener_mutex_);
-    if (listener_) listener_->on_task_completed(message.from, done->task, done->failure);
+    if (listener_)
+      for (const rpc::TaskCompleted& t : done->tasks)
+        listener_->on_task_completed(message.from, t.task, t.failure);
     return;
   }
   {

@@ -39,7 +39,7 @@ Driver::~Driver() {
 void Driver::on_lost(const std::string& reason) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (lost_.empty()) lost_ = reason;
+    if (!stopped_) stopped_ = Error(ErrorKind::kCommunication, reason);
   }
   completed_.notify_all();
 }
@@ -63,6 +63,11 @@ void Driver::on_completed(TaskId task, std::optional<planner::TaskFailure> failu
     std::lock_guard<std::mutex> lock(mutex_);
     awaited = waiting_.erase(task) != 0 && awaited_.count(task) != 0;
     if (task.valid() && --outstanding_ == 0 && fencing_ > 0) awaited = true;
+    if (!task.valid() && failure && !stopped_) {  // the worker itself failed
+      stopped_ = Error(ErrorKind::kInternal,
+                       failure->worker.to_string() + " failed and cannot go on: " + failure->what);
+      awaited = true;
+    }
     if (failure) failures_.push_back(std::move(*failure));
   }
   if (awaited) completed_.notify_all();
@@ -77,12 +82,12 @@ void Driver::wait_for(const std::vector<TaskId>& tasks) {
       marked.push_back(t);
     }
   completed_.wait(lock, [&] {
-    return !lost_.empty() ||
+    return stopped_ ||
            std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
   });
   for (TaskId t : marked)
     if (--awaited_[t] == 0) awaited_.erase(t);
-  if (!lost_.empty()) throw Error(ErrorKind::kCommunication, lost_);
+  if (stopped_) throw *stopped_;
 }
 
 void Driver::wait_for_value(const std::vector<TaskId>& tasks) {
@@ -283,9 +288,9 @@ void Driver::fence() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     ++fencing_;
-    completed_.wait(lock, [&] { return !lost_.empty() || outstanding_ == 0; });
+    completed_.wait(lock, [&] { return stopped_ || outstanding_ == 0; });
     --fencing_;
-    if (!lost_.empty()) throw Error(ErrorKind::kCommunication, lost_);
+    if (stopped_) throw *stopped_;
   }
   planner_.retire_before(planner_.next_task());
   throw_pending_error();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -131,8 +132,10 @@ class Driver final {
   std::unordered_map<TaskId, int> awaited_;
   int fencing_ = 0;  // fence() calls waiting for outstanding_ to reach zero
   std::vector<planner::TaskFailure> failures_;  // not yet reported, in arrival order
-  std::string lost_;                            // why a rank was lost: the run cannot go on
-  uint64_t outstanding_ = 0;                    // tasks submitted, not yet completed
+  // Why the run cannot go on (every wait throws it): a rank was lost, or a worker failed
+  // itself (a broken invariant: its tasks may never end).
+  std::optional<Error> stopped_;
+  uint64_t outstanding_ = 0;  // tasks submitted, not yet completed
 };
 
 }  // namespace lightning::driver

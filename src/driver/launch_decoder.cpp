@@ -118,8 +118,7 @@ WorkDistribution default_work(const kernel::KernelInfo& kernel,
                     "give the launch a work distribution (lightning::Distributed(lightning::"
                     "work::block(n)), superblocks of n indices) or launch over the View's axes");
   const DataLayout& layout = *array.layout;
-  if (!signature.params[static_cast<size_t>(follow->param)].axes_reversed)
-    return array.like_work;
+  if (!signature.params[static_cast<size_t>(follow->param)].axes_reversed) return array.like_work;
   // A column-major array: its chunks, seen in the kernel's index order.
   std::vector<Chunk> chunks = layout.chunks();
   for (Chunk& c : chunks) {

@@ -54,13 +54,30 @@ struct SubmitFragment {
   /// Shared with the driver's own fragment context (sending copies nothing) and, decoded, with
   /// the worker's.
   std::vector<std::pair<LaunchId, std::shared_ptr<const worker::LaunchData>>> launches;
+  /// Launches named instead of sent again, their data equal to the last launch sent to this
+  /// rank (in full or so): (launch, that last launch). A loop of launches of one kernel sends
+  /// its functor's bytes, extents and name once. After `launches`, in order.
+  std::vector<std::pair<LaunchId, LaunchId>> repeated;
 };
 
-/// Worker rank → driver: one task finished; `failure` is empty on success (an invalid task
-/// id with a failure: the worker itself failed).
+/// The launch a worker rank was told of last, and its data, as both ends of the wire keep it
+/// for SubmitFragment::repeated.
+struct LastLaunch {
+  LaunchId id;
+  std::shared_ptr<const worker::LaunchData> data;
+};
+
+/// One task finished; `failure` is empty on success (an invalid task id with a failure: the
+/// worker itself failed).
 struct TaskCompleted {
   TaskId task;
   std::optional<planner::TaskFailure> failure;
+};
+
+/// Worker rank → driver: the tasks that finished in one burst of the worker's scheduler, in the
+/// order they finished (one message for all: a busy worker finishes several per burst).
+struct TasksCompleted {
+  std::vector<TaskCompleted> tasks;
 };
 
 /// Driver → worker rank: send a MemoryReported.
@@ -89,6 +106,6 @@ struct EndRun {};
 /// Any control message.
 using Message =
     std::variant<OpenSession, DevicesOffered, StartWorker, WorkerStarted, SubmitFragment,
-                 TaskCompleted, ReportMemory, MemoryReported, CloseSession, SessionClosed, EndRun>;
+                 TasksCompleted, ReportMemory, MemoryReported, CloseSession, SessionClosed, EndRun>;
 
 }  // namespace lightning::driver::rpc

@@ -213,6 +213,7 @@ template <class Archive>
 void save(Archive& a, const SubmitFragment& m) {
   a(m.tasks, cereal::make_size_tag(static_cast<cereal::size_type>(m.launches.size())));
   for (const auto& [id, data] : m.launches) a(id, *data);
+  a(m.repeated);
 }
 template <class Archive>
 void load(Archive& a, SubmitFragment& m) {
@@ -225,10 +226,15 @@ void load(Archive& a, SubmitFragment& m) {
     a(id, *data);
     m.launches.emplace_back(id, std::move(data));
   }
+  a(m.repeated);
 }
 template <class Archive>
 void serialize(Archive& a, TaskCompleted& m) {
   a(m.task, m.failure);
+}
+template <class Archive>
+void serialize(Archive& a, TasksCompleted& m) {
+  a(m.tasks);
 }
 template <class Archive>
 void serialize(Archive&, ReportMemory&) {}
@@ -248,7 +254,7 @@ void serialize(Archive&, EndRun&) {}
 namespace {
 
 // Bumped whenever a message's fields change.
-constexpr uint32_t kFormatVersion = 3;
+constexpr uint32_t kFormatVersion = 4;
 
 }  // namespace
 
@@ -285,7 +291,7 @@ Message decode(const std::vector<uint8_t>& bytes, int from_rank) {
 
 const char* name_of(const Message& message) {
   static const char* const kNames[] = {"OpenSession",   "DevicesOffered", "StartWorker",
-                                       "WorkerStarted", "SubmitFragment", "TaskCompleted",
+                                       "WorkerStarted", "SubmitFragment", "TasksCompleted",
                                        "ReportMemory",  "MemoryReported", "CloseSession",
                                        "SessionClosed", "EndRun"};
   static_assert(std::size(kNames) == std::variant_size_v<Message>);

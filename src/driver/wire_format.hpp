@@ -16,7 +16,7 @@ std::vector<uint8_t> encode(const Message& message);
 /// are truncated, of another format version, or otherwise not a message.
 Message decode(const std::vector<uint8_t>& bytes, int from_rank);
 
-/// "OpenSession", "TaskCompleted", ...: for logs and errors.
+/// "OpenSession", "TasksCompleted", ...: for logs and errors.
 const char* name_of(const Message& message);
 
 }  // namespace lightning::driver::rpc

@@ -118,7 +118,8 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
       : cluster_(std::move(cluster)),
         session_(next_session()),
         config_(config),
-        devices_(open_sessions()) {}
+        devices_(open_sessions()),
+        last_sent_(static_cast<size_t>(cluster_->size())) {}
 
   ~ClusterWorkers() override { cluster_->set_listener(nullptr); }
 
@@ -158,8 +159,16 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
     // planner gives host reads and writes to worker 0).
     rpc::SubmitFragment m;
     m.tasks = std::move(tasks);
-    m.launches.reserve(context->launches().size());
-    for (const auto& [id, data] : context->launches()) m.launches.emplace_back(id, data);
+    const auto& launches = context->launches();
+    rpc::LastLaunch& last = last_sent_.at(worker.value());
+    if (launches.size() == 1 && last.data &&
+        (last.data == launches[0].second || *last.data == *launches[0].second)) {
+      m.repeated.emplace_back(launches[0].first, last.id);
+      last.id = launches[0].first;
+    } else {
+      m.launches.assign(launches.begin(), launches.end());
+      if (!launches.empty()) last = {launches.back().first, launches.back().second};
+    }
     cluster_->send(static_cast<int>(worker.value()), rpc::Message(std::move(m)));
   }
 
@@ -233,6 +242,9 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
   DeviceSet devices_;
   WorkerEvents events_;
   std::unique_ptr<worker::TraceWriter> trace_;
+  // By rank: the launch each worker rank was told of last, which a repeated launch names
+  // instead of sending its data again (the program thread alone touches it, in submit).
+  std::vector<rpc::LastLaunch> last_sent_;
   std::vector<std::unique_ptr<worker::Worker>> local_;  // worker 0; last: stopped first
 };
 

@@ -17,6 +17,14 @@ planner::TaskFailure outside_a_session(const planner::Task& task) {
                              "no worker runs on this rank: the fragment came outside a session");
 }
 
+planner::TaskFailure repeats_unknown_launch(const planner::Task& task, LaunchId launch,
+                                            LaunchId earlier) {
+  return planner::failure_of(task, ErrorKind::kInternal,
+                             "launch " + launch.to_string() + " repeats the data of launch " +
+                                 earlier.to_string() +
+                                 ", which is not the last launch this rank was sent");
+}
+
 }  // namespace
 
 std::string trace_path_of_rank(const std::string& path, int rank) {
@@ -45,6 +53,7 @@ bool WorkerService::handle(rpc::Message message) {
                  [&](rpc::OpenSession& m) {
                    close();
                    session_ = m.session;
+                   last_launch_ = {};
                    config_ = std::move(m.config);
                    // Each rank contributes the devices it was told to drive; `auto` follows rank 0.
                    if (own_devices_.kind != DeviceSelection::Kind::kAuto)
@@ -84,10 +93,16 @@ bool WorkerService::handle(rpc::Message message) {
                      std::vector<worker::WorkerOptions> local(1);
                      local[0] = std::move(o);
                      choose_platforms(config_, local);
+                     // Completions of one burst of the scheduler go out in one message.
                      worker_ = std::make_unique<worker::Worker>(
                          std::move(local[0]), cluster_.transport(),
                          [this](WorkerId, TaskId task, const auto& failure) {
-                           cluster_.send(0, rpc::TaskCompleted{task, failure});
+                           completed_.tasks.push_back({task, failure});
+                         },
+                         [this] {
+                           if (completed_.tasks.empty()) return;
+                           cluster_.send(0, rpc::Message(std::move(completed_)));
+                           completed_.tasks.clear();
                          });
                    } catch (const std::exception& e) {
                      reply.error = e.what();
@@ -96,12 +111,28 @@ bool WorkerService::handle(rpc::Message message) {
                  },
                  [&](rpc::SubmitFragment& m) {
                    if (!worker_) {
+                     rpc::TasksCompleted refused;
                      for (const planner::Task& t : m.tasks)
-                       cluster_.send(0, rpc::TaskCompleted{t.id, outside_a_session(t)});
+                       refused.tasks.push_back({t.id, outside_a_session(t)});
+                     cluster_.send(0, rpc::Message(std::move(refused)));
                      return;
                    }
                    auto context = std::make_shared<worker::FragmentContext>();
-                   for (auto& [id, data] : m.launches) context->add_launch(id, std::move(data));
+                   for (auto& [id, data] : m.launches) {
+                     context->add_launch(id, data);
+                     last_launch_ = {id, std::move(data)};
+                   }
+                   for (const auto& [id, earlier] : m.repeated) {
+                     if (!last_launch_.data || earlier != last_launch_.id) {
+                       rpc::TasksCompleted refused;
+                       for (const planner::Task& t : m.tasks)
+                         refused.tasks.push_back({t.id, repeats_unknown_launch(t, id, earlier)});
+                       cluster_.send(0, rpc::Message(std::move(refused)));
+                       return;
+                     }
+                     context->add_launch(id, last_launch_.data);
+                     last_launch_.id = id;
+                   }
                    worker_->submit(std::move(m.tasks), std::move(context));
                  },
                  [&](rpc::ReportMemory&) {

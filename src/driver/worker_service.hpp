@@ -38,6 +38,10 @@ class WorkerService {
   uint64_t session_ = 0;  // the session opened last
   int device_count_ = 0;
   std::unique_ptr<worker::TraceWriter> trace_;
+  // Completions not yet sent: only the worker's scheduler thread touches them (through its
+  // handlers), and the worker, declared after, stops that thread before they go.
+  rpc::TasksCompleted completed_;
+  rpc::LastLaunch last_launch_;  // for SubmitFragment::repeated; reset per session
   std::unique_ptr<worker::Worker> worker_;
 };
 

@@ -3,6 +3,18 @@
 #include "core/error.hpp"
 
 namespace lightning::worker {
+
+bool operator==(const LaunchData& a, const LaunchData& b) {
+  if (a.kernel != b.kernel || a.name != b.name || a.functor != b.functor ||
+      a.extents != b.extents || !(a.reduction == b.reduction) || a.arrays.size() != b.arrays.size())
+    return false;
+  for (size_t i = 0; i < a.arrays.size(); ++i) {
+    const kernel::ArraySlot& x = a.arrays[i];
+    const kernel::ArraySlot& y = b.arrays[i];
+    if (x.param != y.param || x.byte_offset != y.byte_offset || x.rank != y.rank) return false;
+  }
+  return true;
+}
 namespace {
 
 // The value stored under `key` in a small list of pairs (const or not), or nullptr.

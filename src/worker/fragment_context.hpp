@@ -27,6 +27,9 @@ struct LaunchData {
   /// For scalar reductions: how partials start and fold, as this process runs it (a custom
   /// one has the kernel's init/join: KernelInfo::resolve).
   Reduction reduction;
+
+  /// Field by field (a repeated launch of a loop has data equal to the one before).
+  friend bool operator==(const LaunchData& a, const LaunchData& b);
 };
 
 /// A buffer of the application on the driver: `box` of elements, row-major.

@@ -95,10 +95,12 @@ class Worker::ExchangePort final : public DataExchange::Port {
   Worker& w_;
 };
 
-Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHandler on_completed)
+Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHandler on_completed,
+               BurstEndHandler on_burst_end)
     : options_(std::move(options)),
       transport_(transport),
       on_completed_(std::move(on_completed)),
+      on_burst_end_(std::move(on_burst_end)),
       platform_(required(options_.platform)),
       sink_(std::make_unique<Sink>(*this)),
       exchange_port_(std::make_unique<ExchangePort>(*this)),
@@ -157,8 +159,10 @@ void Worker::scheduler_loop() {
   RingQueue<Event> popped;  // reused: draining the queue allocates nothing
   for (;;) {
     events_.pop_all(popped);
-    for (size_t i = 0; i < popped.size(); ++i)
-      if (!handle_event(popped[i])) return;
+    bool running = true;
+    for (size_t i = 0; i < popped.size() && running; ++i) running = handle_event(popped[i]);
+    if (on_burst_end_) on_burst_end_();
+    if (!running) return;
   }
 }
 

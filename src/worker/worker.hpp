@@ -59,8 +59,12 @@ class Worker {
   /// itself (a broken invariant) comes with an invalid task id.
   using CompletionHandler = std::function<void(WorkerId worker, TaskId task,
                                                const std::optional<planner::TaskFailure>& failure)>;
+  /// Called on the scheduler thread after each burst of its events (what it found queued at
+  /// once) and before the thread ends: a handler that gathers completions sends them here.
+  using BurstEndHandler = std::function<void()>;
 
-  Worker(WorkerOptions options, comm::Transport& transport, CompletionHandler on_completed);
+  Worker(WorkerOptions options, comm::Transport& transport, CompletionHandler on_completed,
+         BurstEndHandler on_burst_end = {});
   /// Stops the threads; tasks not yet run are abandoned (the driver fences first).
   ~Worker();
   Worker(const Worker&) = delete;
@@ -142,6 +146,7 @@ class Worker {
   WorkerOptions options_;
   comm::Transport& transport_;
   CompletionHandler on_completed_;
+  BurstEndHandler on_burst_end_;
   std::shared_ptr<DevicePlatform> platform_;  // outlives the memory manager and the devices
 
   MessageQueue<Event> events_;

@@ -20,6 +20,7 @@ struct Record {
   std::map<uint64_t, std::vector<std::string>> tasks;  // by worker: describe(task)
   std::vector<TaskId> fail;                            // tasks to report failed (once each)
   bool lose_on_next_submit = false;
+  bool break_on_next_submit = false;  // the worker fails itself and never ends these tasks
   bool stopped = false;
 };
 
@@ -33,6 +34,15 @@ class FakeWorkers final : public WorkerGroup {
     if (record_.lose_on_next_submit) {
       record_.lose_on_next_submit = false;
       events_.lost("rank 1 (worker W1) was lost: test");
+    }
+    if (record_.break_on_next_submit) {
+      record_.break_on_next_submit = false;
+      planner::TaskFailure f;
+      f.worker = worker;
+      f.error = ErrorKind::kInternal;
+      f.what = "a broken invariant";
+      events_.completed(TaskId(), f);
+      return;
     }
     for (const planner::Task& t : tasks) {
       record_.tasks[worker.value()].push_back(planner::describe(t));
@@ -148,6 +158,27 @@ TEST(Driver, ALostRankEndsEveryWaitWithACommunicationError) {
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
     EXPECT_EQ(e.message(), "rank 1 (worker W1) was lost: test");
+  }
+}
+
+// A worker that fails itself (a broken invariant: an invalid task id with the failure) may
+// never end its tasks: every wait fails at once, naming it, instead of waiting for ever.
+TEST(Driver, AWorkerThatFailsItselfEndsEveryWait) {
+  Record record;
+  Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+  const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+  d.fence();
+  record.break_on_next_submit = true;
+  const double one = 1;
+  d.fill(a, Rect(Point{0}, Point{8}), &one);
+  for (int wait = 0; wait < 2; ++wait) {
+    try {
+      d.fence();
+      FAIL() << "the broken worker was not reported";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kInternal);
+      EXPECT_EQ(e.message(), "W0 failed and cannot go on: a broken invariant") << e.what();
+    }
   }
 }
 

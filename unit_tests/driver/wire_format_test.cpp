@@ -114,6 +114,30 @@ std::vector<Task> every_kind() {
   return tasks;
 }
 
+// One completion, sent alone in a TasksCompleted from `rank` and decoded.
+TaskCompleted one_completion(const TaskCompleted& c, int rank) {
+  const auto done = std::get<TasksCompleted>(decode(encode(TasksCompleted{{c}}), rank));
+  EXPECT_EQ(done.tasks.size(), 1u);
+  return done.tasks.empty() ? TaskCompleted{} : done.tasks[0];
+}
+
+TEST(WireFormat, CompletionsOfABurstTravelTogetherInOrder) {
+  TaskFailure f;
+  f.task = TaskId(8);
+  f.what = "failed";
+  TasksCompleted m{{{TaskId(9), {}}, {TaskId(8), f}, {TaskId(10), {}}}};
+  const auto back = std::get<TasksCompleted>(decode(encode(m), 1));
+  ASSERT_EQ(back.tasks.size(), 3u);
+  EXPECT_EQ(back.tasks[0].task, TaskId(9));
+  EXPECT_FALSE(back.tasks[0].failure);
+  EXPECT_EQ(back.tasks[1].task, TaskId(8));
+  ASSERT_TRUE(back.tasks[1].failure);
+  EXPECT_EQ(*back.tasks[1].failure, f);
+  EXPECT_EQ(back.tasks[2].task, TaskId(10));
+  EXPECT_FALSE(back.tasks[2].failure);
+  EXPECT_TRUE(std::get<TasksCompleted>(decode(encode(TasksCompleted{}), 1)).tasks.empty());
+}
+
 TEST(WireFormat, EveryTaskKindRoundTrips) {
   SubmitFragment m;
   m.tasks = every_kind();
@@ -125,6 +149,7 @@ TEST(WireFormat, EveryTaskKindRoundTrips) {
                           {{0, 8, 1}, {2, 48, 2}},
                           Reduction::builtin(ReduceOp::kMax, DataType::kInt16)};
   m.launches.emplace_back(LaunchId(9), std::make_shared<const worker::LaunchData>(data));
+  m.repeated = {{LaunchId(10), LaunchId(9)}, {LaunchId(11), LaunchId(10)}};
 
   const Message back = decode(encode(m), 1);
   const auto& got = std::get<SubmitFragment>(back);
@@ -140,6 +165,7 @@ TEST(WireFormat, EveryTaskKindRoundTrips) {
     EXPECT_TRUE(same_kind(a.kind, b.kind));
     EXPECT_EQ(describe(a), describe(b));
   }
+  EXPECT_EQ(got.repeated, m.repeated);
   ASSERT_EQ(got.launches.size(), 1u);
   EXPECT_EQ(got.launches[0].first, LaunchId(9));
   const worker::LaunchData& d = *got.launches[0].second;
@@ -176,7 +202,7 @@ TEST(WireFormat, ATaskFailureRoundTrips) {
   f.what = "cuLaunchKernel failed\n  while launching";
   f.violation = AccessViolation{2, Point{4, 7}, Rect(Point{0, 0}, Point{4, 7}),
                                 ChunkAccessMode::kWrite, true};
-  const auto done = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(102), f}), 3));
+  const auto done = one_completion(TaskCompleted{TaskId(102), f}, 3);
   EXPECT_EQ(done.task, TaskId(102));
   ASSERT_TRUE(done.failure.has_value());
   EXPECT_EQ(*done.failure, f);
@@ -202,7 +228,7 @@ TEST(WireFormat, ATaskFailureRoundTrips) {
   w.worker = WorkerId(2);
   w.error = ErrorKind::kInternal;
   w.what = "broken";
-  const auto other = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(), w}), 2));
+  const auto other = one_completion(TaskCompleted{TaskId(), w}, 2);
   EXPECT_FALSE(other.task.valid());
   ASSERT_TRUE(other.failure.has_value());
   EXPECT_EQ(*other.failure, w);
@@ -226,7 +252,7 @@ TEST(WireFormat, SettingsAndRepliesRoundTrip) {
   EXPECT_EQ(open.config.describe(), c.describe());
   EXPECT_EQ(open.config.devices, c.devices);
 
-  const auto done = std::get<TaskCompleted>(decode(encode(TaskCompleted{TaskId(5), {}}), 2));
+  const auto done = one_completion(TaskCompleted{TaskId(5), {}}, 2);
   EXPECT_EQ(done.task, TaskId(5));
   EXPECT_FALSE(done.failure.has_value());
 
@@ -252,21 +278,22 @@ TEST(WireFormat, MessagesOfEverySizeRoundTrip) {
   for (size_t n : {0, 1, 200, 255, 256, 257, 1000, 4096, 1 << 20}) {
     TaskFailure failure;
     for (size_t i = 0; i < n; ++i) failure.what.push_back(static_cast<char>('a' + i % 26));
-    const std::vector<uint8_t> bytes = encode(TaskCompleted{TaskId(n), failure});
+    const std::vector<uint8_t> bytes = encode(TasksCompleted{{{TaskId(n), failure}}});
     EXPECT_GT(bytes.size(), n);
     const Message back = decode(bytes, 1);
-    const auto* done = std::get_if<TaskCompleted>(&back);
+    const auto* done = std::get_if<TasksCompleted>(&back);
     ASSERT_NE(done, nullptr) << n;
-    EXPECT_EQ(done->task, TaskId(n));
-    ASSERT_TRUE(done->failure.has_value());
-    EXPECT_EQ(done->failure->what, failure.what) << n;
+    ASSERT_EQ(done->tasks.size(), 1u);
+    EXPECT_EQ(done->tasks[0].task, TaskId(n));
+    ASSERT_TRUE(done->tasks[0].failure.has_value());
+    EXPECT_EQ(done->tasks[0].failure->what, failure.what) << n;
   }
 }
 
 TEST(WireFormat, BytesThatAreNotAMessageNameTheirRank) {
   TaskFailure failure;
   failure.what = "a long enough error text";
-  std::vector<uint8_t> bytes = encode(TaskCompleted{TaskId(5), failure});
+  std::vector<uint8_t> bytes = encode(TasksCompleted{{{TaskId(5), failure}}});
   std::vector<uint8_t> truncated(bytes.begin(), bytes.begin() + 10);
   try {
     decode(truncated, 3);

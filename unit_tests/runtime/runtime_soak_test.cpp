@@ -1,5 +1,7 @@
 // A thousand launches under tight memory caps: results equal the reference, and every byte
-// and spill file is gone once the arrays are.
+// and spill file is gone once the arrays are. Runs of three equal launches, then a new scalar:
+// under mpirun a repeated launch names the data sent before instead of sending it again, and
+// one with a new scalar must not.
 #include <numeric>
 #include <vector>
 
@@ -24,7 +26,8 @@ TEST(RuntimeSoak, AThousandLaunchesUnderCapsEndWhereTheReferenceEnds) {
   d.write(X, Rect(Point{0}, Point{n}), x.data());
   d.write(Y, Rect(Point{0}, Point{n}), y.data());
   for (int it = 0; it < iterations; ++it) {
-    Saxpy k{{}, {}, double(it % 4), -1};
+    const double alpha = double((it / 3) % 4);
+    Saxpy k{{}, {}, alpha, -1};
     driver::Launch l;
     l.kernel = kSaxpy;
     l.functor = &k;
@@ -33,7 +36,7 @@ TEST(RuntimeSoak, AThousandLaunchesUnderCapsEndWhereTheReferenceEnds) {
     l.block_size = Point{32};
     l.work = work::block(128);
     d.launch(l);
-    for (int64_t i = 0; i < n; ++i) y[i] += double(it % 4) * x[i];
+    for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
     if (it % 250 == 249) d.fence();  // retire tasks now and then, as applications do
   }
   std::vector<double> got(n);

@@ -1,4 +1,5 @@
-// What travels with a fragment: found by id, replaced by id, and a missing one named.
+// What travels with a fragment: found by id, replaced by id, and a missing one named; launch
+// data equal field by field.
 #include "worker/fragment_context.hpp"
 
 #include <gtest/gtest.h>
@@ -31,6 +32,34 @@ TEST(FragmentContext, FindsLaunchesAndBuffersByIdAndReplacesThem) {
   context.add_host_buffer(7, {&b, Rect(), 8});
   EXPECT_EQ(context.host_buffer(7).data, &b);
   EXPECT_EQ(context.host_buffer(7).element_size, 8u);
+}
+
+// A repeated launch is recognised by equal data: any field that differs makes it another.
+TEST(LaunchData, EqualOnlyWhenEveryFieldIs) {
+  LaunchData a{KernelId(4), "saxpy",
+               {1, 2, 3},   {Point{8}, Point()},
+               {{0, 8, 1}}, Reduction::builtin(ReduceOp::kSum, DataType::kFloat64)};
+  EXPECT_TRUE(a == a);
+  const std::vector<void (*)(LaunchData&)> changes = {
+      [](LaunchData& d) { d.kernel = KernelId(5); },
+      [](LaunchData& d) { d.name = "axpy"; },
+      [](LaunchData& d) { d.functor[2] = 4; },  // a scalar of the functor
+      [](LaunchData& d) { d.functor.push_back(0); },
+      [](LaunchData& d) { d.extents[0] = Point{9}; },
+      [](LaunchData& d) { d.arrays[0].param = 1; },
+      [](LaunchData& d) { d.arrays[0].byte_offset = 16; },
+      [](LaunchData& d) { d.arrays[0].rank = 2; },
+      [](LaunchData& d) {
+        d.arrays.push_back({1, 16, 1});
+      },
+      [](LaunchData& d) { d.reduction = Reduction::builtin(ReduceOp::kMax, DataType::kFloat64); },
+  };
+  for (size_t i = 0; i < changes.size(); ++i) {
+    LaunchData b = a;
+    changes[i](b);
+    EXPECT_FALSE(a == b) << "change " << i;
+    EXPECT_FALSE(b == a) << "change " << i;
+  }
 }
 
 TEST(FragmentContext, AMissingLaunchOrBufferIsAnInternalErrorNamingIt) {

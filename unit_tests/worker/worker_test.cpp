@@ -204,6 +204,43 @@ TEST(Worker, RunsAFragmentOnItsDevicesInDependencyOrder) {
   EXPECT_EQ(worker.memory_report().chunks, 0u);
 }
 
+// A handler that gathers completions and sends them at the end of each burst (as a worker
+// rank does) sends every one, in the order they finished.
+TEST(Worker, EveryCompletionIsFollowedByTheEndOfItsBurst) {
+  Log log;
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::vector<TaskId> pending;            // touched on the scheduler thread only
+  std::vector<std::vector<TaskId>> sent;  // under `mutex`
+  comm::LoopbackTransport transport;
+  Worker worker(
+      options_for(WorkerId(0), DeviceId(0), log), transport,
+      [&](WorkerId, TaskId t, const std::optional<planner::TaskFailure>&) { pending.push_back(t); },
+      [&] {
+        if (pending.empty()) return;
+        std::lock_guard<std::mutex> lock(mutex);
+        sent.push_back(std::move(pending));
+        pending.clear();
+        changed.notify_all();
+      });
+  const Rect box(Point{0}, Point{8});
+  std::vector<double> host(8, -1);
+  worker.submit(double_and_read(box, 1), context_for(box, host));
+  std::vector<TaskId> all;
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, std::chrono::seconds(10), [&] {
+      size_t n = 0;
+      for (const auto& burst : sent) n += burst.size();
+      return n >= 5;
+    })) << "completions left unsent after their burst";
+    for (const auto& burst : sent) all.insert(all.end(), burst.begin(), burst.end());
+  }
+  // The fragment is a chain: it finishes in order.
+  EXPECT_EQ(all, (std::vector<TaskId>{TaskId(1), TaskId(2), TaskId(3), TaskId(4), TaskId(5)}));
+  EXPECT_EQ(host, std::vector<double>(8, 3.0));
+}
+
 TEST(Worker, AFailedKernelSkipsItsDependentsButFreesItsMemory) {
   Log log;
   Completions done;
