@@ -1,5 +1,5 @@
-// cereal archives over a byte vector, for the wire format: the bytes are those of cereal's own
-// BinaryOutputArchive (raw arithmetic values, 64-bit size tags), written and read without a
+// cereal archives over a byte vector, for the wire format: the layout of cereal's own binary
+// archives (raw arithmetic values, 64-bit size tags), written and read without a
 // std::streambuf. A control message goes out with every launch that involves another rank,
 // about ninety fields each; through a stream buffer each field cost some sixty instructions of
 // virtual calls and bounds checks, here a copy of a few bytes.

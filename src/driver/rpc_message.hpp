@@ -54,9 +54,10 @@ struct SubmitFragment {
   /// Shared with the driver's own fragment context (sending copies nothing) and, decoded, with
   /// the worker's.
   std::vector<std::pair<LaunchId, std::shared_ptr<const worker::LaunchData>>> launches;
-  /// Launches named instead of sent again, their data equal to the last launch sent to this
-  /// rank (in full or so): (launch, that last launch). A loop of launches of one kernel sends
-  /// its functor's bytes, extents and name once. After `launches`, in order.
+  /// Launches named instead of sent again, their data equal to that of the last launch this
+  /// rank was told of (in full or as a repeat itself): (launch, that last launch). A loop of
+  /// launches of one kernel sends its functor's bytes, extents and name once. After `launches`, in
+  /// order.
   std::vector<std::pair<LaunchId, LaunchId>> repeated;
 };
 
