@@ -11,18 +11,13 @@ namespace lightning::driver {
 
 namespace {
 
-// The failure of a task that came to this rank while no worker runs here.
-planner::TaskFailure outside_a_session(const planner::Task& task) {
-  return planner::failure_of(task, ErrorKind::kInternal,
-                             "no worker runs on this rank: the fragment came outside a session");
-}
-
-planner::TaskFailure repeats_unknown_launch(const planner::Task& task, LaunchId launch,
-                                            LaunchId earlier) {
-  return planner::failure_of(task, ErrorKind::kInternal,
-                             "launch " + launch.to_string() + " repeats the data of launch " +
-                                 earlier.to_string() +
-                                 ", which is not the last launch this rank was sent");
+// A fragment this rank cannot run: each of its tasks completes with an internal error saying
+// why (a bug of the runtime, which the driver reports at its next wait).
+rpc::TasksCompleted refused(const std::vector<planner::Task>& tasks, const std::string& why) {
+  rpc::TasksCompleted m;
+  for (const planner::Task& t : tasks)
+    m.tasks.push_back({t.id, planner::failure_of(t, ErrorKind::kInternal, why)});
+  return m;
 }
 
 }  // namespace
@@ -111,10 +106,9 @@ bool WorkerService::handle(rpc::Message message) {
                  },
                  [&](rpc::SubmitFragment& m) {
                    if (!worker_) {
-                     rpc::TasksCompleted refused;
-                     for (const planner::Task& t : m.tasks)
-                       refused.tasks.push_back({t.id, outside_a_session(t)});
-                     cluster_.send(0, rpc::Message(std::move(refused)));
+                     cluster_.send(0, refused(m.tasks,
+                                              "no worker runs on this rank: the fragment came "
+                                              "outside a session"));
                      return;
                    }
                    auto context = std::make_shared<worker::FragmentContext>();
@@ -124,10 +118,11 @@ bool WorkerService::handle(rpc::Message message) {
                    }
                    for (const auto& [id, earlier] : m.repeated) {
                      if (!last_launch_.data || earlier != last_launch_.id) {
-                       rpc::TasksCompleted refused;
-                       for (const planner::Task& t : m.tasks)
-                         refused.tasks.push_back({t.id, repeats_unknown_launch(t, id, earlier)});
-                       cluster_.send(0, rpc::Message(std::move(refused)));
+                       cluster_.send(0, refused(m.tasks, "launch " + id.to_string() +
+                                                             " repeats the data of launch " +
+                                                             earlier.to_string() +
+                                                             ", which is not the last launch "
+                                                             "this rank was sent"));
                        return;
                      }
                      context->add_launch(id, last_launch_.data);
