@@ -31,10 +31,12 @@ using worker::MemorySpace;
 using worker::OpSpan;
 using worker::PlacedBuffer;
 
-// Kernels written against the ABI by hand: the functor by value, the superblock, partials.
+// Kernels written against the ABI by hand: the functor by value, the superblock, partials
+// (and a reduction's target, which its last block fills).
 const char* kSource = R"(
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
+#include "lightning_kokkos/device/reduction_target.hpp"
 struct Axpy { lightning::ArrayHandle<float, 1> x; lightning::ArrayHandle<float, 1> y; float a; };
 extern "C" __global__ void axpy_entry(Axpy f, lightning::jit::LaunchBox box, void*) {
   const int64_t n = box.hi[0] - box.lo[0];
@@ -45,7 +47,8 @@ extern "C" __global__ void axpy_entry(Axpy f, lightning::jit::LaunchBox box, voi
   }
 }
 struct Sum { lightning::ArrayHandle<double, 1> x; };
-extern "C" __global__ void sum_entry(Sum f, lightning::jit::LaunchBox box, void* partials) {
+extern "C" __global__ void sum_entry(Sum f, lightning::jit::LaunchBox box, void* partials,
+                                     lightning::jit::ReductionTarget target) {
   __shared__ double s[256];
   double acc = 0;
   const int64_t n = box.hi[0] - box.lo[0];
@@ -59,6 +62,14 @@ extern "C" __global__ void sum_entry(Sum f, lightning::jit::LaunchBox box, void*
     __syncthreads();
   }
   if (threadIdx.x == 0) static_cast<double*>(partials)[blockIdx.x] = s[0];
+  if (!lightning::jit::last_block_to_finish(target.blocks_done)) return;
+  if (threadIdx.x == 0) {
+    double all = 0;
+    for (unsigned b = 0; b < gridDim.x; ++b)
+      all += lightning::jit::load_from_l2(static_cast<const double*>(partials) + b);
+    *static_cast<double*>(target.result) = all;
+    *target.blocks_done = 0;
+  }
 }
 )";
 
@@ -297,28 +308,38 @@ TEST_F(CudaDeviceTest, ReductionsJoinThePerBlockPartialsIntoThePartialChunk) {
   const Rect all({0}, {n});
   const auto dx = on_device(0, all, 8);
   copy(0, dx, on_host(x.data(), all, 8), all);
-  const auto partial = on_device(0, Rect(Point{}, Point{}), 8, 32 << 20);
-  KernelRun run{&info,           "sum",        std::vector<uint8_t>(sizeof(Sum)),
-                Rect({10}, {n}), partial.data, *info.reduction,
-                nullptr};
-  patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
-  Waiter w;
-  devices_[0]->launch(std::move(run), w.done());
-  w.wait();
-  double value = -1;
-  copy(0, on_host(&value, partial.box, 8), partial, partial.box);
-  double want = 0;
-  for (int64_t i = 10; i < n; ++i) want += x[i];
-  EXPECT_EQ(value, want);  // integers: exact in any order
+  // Three reductions issued back to back over shrinking boxes into three partials: each
+  // last block leaves the count of blocks done at zero for the next.
+  std::vector<PlacedBuffer> partials;
+  std::vector<Waiter> waiters(3);
+  for (int k = 0; k < 3; ++k) {
+    partials.push_back(on_device(0, Rect(Point{}, Point{}), 8, (32 << 20) + 256 * k));
+    KernelRun run{&info,
+                  "sum",
+                  std::vector<uint8_t>(sizeof(Sum)),
+                  Rect({10 + k}, {n - 100'000 * k}),
+                  partials.back().data,
+                  *info.reduction,
+                  nullptr};
+    patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
+    devices_[0]->launch(std::move(run), waiters[k].done());
+  }
+  for (int k = 0; k < 3; ++k) {
+    waiters[k].wait();
+    double value = -1;
+    copy(0, on_host(&value, partials[k].box, 8), partials[k], partials[k].box);
+    double want = 0;
+    for (int64_t i = 10 + k; i < n - 100'000 * k; ++i) want += x[i];
+    EXPECT_EQ(value, want) << "reduction " << k;  // integers: exact in any order
+  }
 }
 
-// The first reductions on the second GPU: their pinned blocks are new (the pool pins them in
-// its own context) and so are their completion events, which must still belong to the
-// device's context (they did not: cuEventRecord failed with an invalid handle).
-TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpuAllocatingPinnedBlocks) {
+// The first reductions on the second GPU: their completion events are new, and must still
+// belong to the device's context (they did not: cuEventRecord failed with an invalid handle).
+TEST_F(CudaDeviceTest, ReductionsOnTheSecondGpu) {
   if (devices_.size() < 2) GTEST_SKIP() << "one GPU";
   static const KernelInfo info = sum_info();
-  for (int64_t n : {1'000'003, 2'000'003, 3'000'001}) {  // new partial sizes: new pinned blocks
+  for (int64_t n : {1'000'003, 2'000'003, 3'000'001}) {
     std::vector<double> x(n, 1.0);
     const Rect all({0}, {n});
     const auto dx = on_device(1, all, 8);

@@ -20,6 +20,7 @@
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
+#include "lightning_kokkos/device/reduction_target.hpp"
 #include "ported_kernels.hpp"
 
 namespace lightning::cuda {
@@ -36,7 +37,7 @@ JitCache& cache() {
 // through the general entry or the one-index-per-thread entry (`cover`).
 void run(const kernel::KernelInfo& info, std::vector<unsigned char>& bytes, const Rect& threads,
          CUdeviceptr partials = 0, unsigned grid = 0, const KernelSpecialization& spec = {},
-         bool cover = false) {
+         bool cover = false, jit::ReductionTarget target = {}) {
   const KernelImage& k = cache().get(info, api->sm_major, api->sm_minor, spec);
   CUmodule module = nullptr;
   CUfunction function = nullptr;
@@ -44,7 +45,7 @@ void run(const kernel::KernelInfo& info, std::vector<unsigned char>& bytes, cons
   LK_CU(cuModuleGetFunction(&function, module, cover ? kCoverEntryName : k.entry.c_str()));
   jit::LaunchBox box = box_of(threads);
   void* partial_ptr = reinterpret_cast<void*>(partials);
-  void* params[] = {bytes.data(), &box, &partial_ptr};
+  void* params[] = {bytes.data(), &box, &partial_ptr, &target};  // a reduction reads target
   const unsigned block = static_cast<unsigned>(spec.block_size);
   if (grid == 0) grid = static_cast<unsigned>((threads.volume() + block - 1) / block);
   LK_CU(cuLaunchKernel(function, grid, 1, 1, block, 1, 1, 0, nullptr, params, nullptr));
@@ -216,12 +217,18 @@ TEST(GpuEntry, ReductionsWritePartialsPerBlock) {
     KernelSpecialization spec;
     spec.block_size = block;
     const unsigned grid = 500;  // capped: each thread runs several indices
-    DeviceBuffer<double> partials(std::vector<double>(grid, -1));
-    run(info, bytes, Rect(Point{lo}, Point{hi}), partials.ptr, grid, spec);
+    DeviceBuffer<double> partials(std::vector<double>(grid, -1)), result({-1.0});
+    DeviceBuffer<unsigned> blocks_done({0u});
+    const jit::ReductionTarget target{reinterpret_cast<void*>(result.ptr),
+                                      reinterpret_cast<unsigned*>(blocks_done.ptr)};
+    run(info, bytes, Rect(Point{lo}, Point{hi}), partials.ptr, grid, spec, false, target);
     double sum = 0, expected = 0;
     for (double p : partials.read()) sum += p;
     for (size_t e = 0; e < x.size(); ++e) expected += x[e] * y[e];
     EXPECT_EQ(sum, expected) << "block " << block;  // integers: exact in any order
+    // The last block joined the partials into the result and left the count at zero.
+    EXPECT_EQ(result.read().at(0), expected) << "block " << block;
+    EXPECT_EQ(blocks_done.read().at(0), 0u) << "block " << block;
   }
 
   info.name = "gpu_test::Min";
@@ -230,11 +237,14 @@ TEST(GpuEntry, ReductionsWritePartialsPerBlock) {
       "y(i); }";
   KernelSpecialization spec;
   spec.reduction = Reduction::builtin(ReduceOp::kMin, DataType::kFloat64);
-  DeviceBuffer<double> partials(std::vector<double>(64, 0));
-  run(info, bytes, Rect(Point{lo}, Point{hi}), partials.ptr, 64, spec);
+  DeviceBuffer<double> partials(std::vector<double>(64, 0)), result({0.0});
+  DeviceBuffer<unsigned> blocks_done({0u});
+  run(info, bytes, Rect(Point{lo}, Point{hi}), partials.ptr, 64, spec, false,
+      {reinterpret_cast<void*>(result.ptr), reinterpret_cast<unsigned*>(blocks_done.ptr)});
   double least = 1e300;
   for (double p : partials.read()) least = std::min(least, p);
   EXPECT_EQ(least, -2.0);
+  EXPECT_EQ(result.read().at(0), -2.0);
 }
 
 // A ported kernel runs one CUDA block per block of its superblock (blocks 40..99 here),

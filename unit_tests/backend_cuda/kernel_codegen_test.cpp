@@ -276,6 +276,11 @@ TEST(KernelCodegen, ReductionWritesOnePartialPerBlock) {
   EXPECT_TRUE(contains(g.source, "unsigned char scratch_bytes[128 * sizeof(Value)];")) << g.source;
   EXPECT_TRUE(contains(g.source, "static_cast<Value*>(partials)[blockIdx.x] = scratch[0];"))
       << g.source;
+  // It ends on the GPU: the last block joins the partials into the target's result.
+  EXPECT_TRUE(contains(g.source, "const lightning::jit::ReductionTarget target)")) << g.source;
+  EXPECT_TRUE(contains(g.source, "if (!lightning::jit::last_block_to_finish(target.blocks_done))"))
+      << g.source;
+  EXPECT_TRUE(contains(g.source, "*static_cast<Value*>(target.result) = scratch[0];")) << g.source;
   compile(g);
   EXPECT_NE(spec.key(true), KernelSpecialization{}.key(true));
   EXPECT_EQ(spec.key(false), "b128");

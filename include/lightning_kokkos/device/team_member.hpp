@@ -8,6 +8,7 @@
 #pragma once
 
 #include "lightning_kokkos/device/kokkos_core.hpp"
+#include "lightning_kokkos/device/reduction_target.hpp"
 #include "lightning_kokkos/device/team_launch.hpp"
 
 #if defined(__CUDACC_RTC__)
@@ -166,28 +167,6 @@ __device__ T shfl_up(unsigned mask, const T& v, unsigned delta, int width = 32) 
 template <class T>
 __device__ T shfl_xor(unsigned mask, const T& v, int lane_mask) {
   return shuffle_words(v, [&](int w) { return __shfl_xor_sync(mask, w, lane_mask); });
-}
-
-/// A value another block of the launch wrote before its __threadfence(), read from L2
-/// (ld.global.cg, by 32-bit words where T allows, else by bytes): this multiprocessor's L1
-/// may hold an older copy.
-template <class T>
-__device__ T load_from_l2(const T* p) {
-  T v;
-  if constexpr (sizeof(T) % 4 == 0 && alignof(T) >= 4) {
-    unsigned words[sizeof(T) / 4];
-#pragma unroll
-    for (unsigned k = 0; k < sizeof(T) / 4; ++k)
-      words[k] = __ldcg(reinterpret_cast<const unsigned*>(p) + k);
-    copy_bytes(&v, words, sizeof(T));
-  } else {
-    unsigned char bytes[sizeof(T)];
-#pragma unroll
-    for (unsigned k = 0; k < sizeof(T); ++k)
-      bytes[k] = __ldcg(reinterpret_cast<const unsigned char*>(p) + k);
-    copy_bytes(&v, bytes, sizeof(T));
-  }
-  return v;
 }
 
 /// One slot of T per warp in shared memory, for collectives between warps (one set per type).

@@ -17,6 +17,7 @@
 #include "lightning_kokkos/device/checked_region.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
+#include "lightning_kokkos/device/reduction_target.hpp"
 #include "lightning_kokkos/device/scan_launch.hpp"
 #include "lightning_kokkos/device/team_launch.hpp"
 #include "planner/task_failure.hpp"
@@ -97,6 +98,7 @@ CudaDevice::~CudaDevice() {
   for (CUevent e : free_events_) api_.cuEventDestroy(e);
   for (CUmodule m : modules_) api_.cuModuleUnload(m);
   if (scratch_ != 0) api_.cuMemFree(scratch_);
+  if (reduction_counter_ != 0) api_.cuMemFree(reduction_counter_);
 }
 
 std::string CudaDevice::description() const {
@@ -116,7 +118,7 @@ const GpuContext* CudaDevice::context_of(const worker::MemorySpace& space) const
 // thread waits for before it reports the operation (and releases its pinned blocks). Reporting
 // completions makes no stream wait for the host: a host function here (cuLaunchHostFunc) would
 // hold every later operation of the stream until the driver's callback thread had run it (the
-// joins of reduction partials still do, see issue_launch). `c` is released once the wait is
+// joins of array reductions' partials still do, see issue_launch). `c` is released once the wait is
 // queued; when that fails it stays with the caller, which reports the error.
 void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>& c) {
   CUevent event = take_event();
@@ -439,13 +441,28 @@ void CudaDevice::issue_launch(KernelRun& run, Completion& c) {
                                run.functor.data());
   const CUfunction f =
       functions.cover && blocks * threads >= volume ? functions.cover : functions.general;
-  // The driver reads as many parameters as the entry takes: value_bytes only where it is one.
-  void* params[] = {run.functor.data(), &box, &partials, &value_bytes};
+  // A reduction (not an array reduction) ends on the GPU: its last block joins the partials
+  // into the run's partial and sets the count of blocks done back to zero.
+  jit::ReductionTarget target{run.partial, nullptr};
+  if (reduction && !info.reduces_array()) target.blocks_done = reduction_counter();
+  // The driver reads as many parameters as the entry takes: none, value_bytes or the target.
+  void* params[] = {run.functor.data(), &box, &partials,
+                    info.reduces_array() ? static_cast<void*>(&value_bytes) : &target};
   api_.check(
       api_.cuLaunchKernel(f, static_cast<unsigned>(blocks), 1, 1, static_cast<unsigned>(threads), 1,
                           1, static_cast<unsigned>(shared), compute_, params, nullptr),
       "cuLaunchKernel", where);
-  if (reduction) finish_reduction(run, c, partials, blocks);
+  if (reduction && info.reduces_array()) finish_reduction(run, c, partials, blocks);
+}
+
+unsigned* CudaDevice::reduction_counter() {
+  if (reduction_counter_ == 0) {
+    api_.check(api_.cuMemAlloc(&reduction_counter_, sizeof(unsigned)), "cuMemAlloc",
+               "while allocating the reduction counter of " + id_.to_string());
+    api_.check(api_.cuMemsetD8Async(reduction_counter_, 0, sizeof(unsigned), compute_),
+               "cuMemsetD8Async");
+  }
+  return reinterpret_cast<unsigned*>(reduction_counter_);
 }
 
 CUdeviceptr CudaDevice::scratch(uint64_t bytes, const std::string& kernel_name) {
@@ -464,8 +481,8 @@ CUdeviceptr CudaDevice::scratch(uint64_t bytes, const std::string& kernel_name) 
 
 void CudaDevice::finish_reduction(KernelRun& run, Completion& c, CUdeviceptr partials,
                                   int64_t blocks) {
-  // Per-block partials to the host, joined there with the kernel's reducer, the value back
-  // to the device: in stream order behind the kernel.
+  // An array reduction's per-block partials to the host, joined there with the kernel's
+  // reducer, the value back to the device: in stream order behind the kernel.
   const size_t vs = run.reduction.value_size;
   c.reduction = run.reduction;
   c.count = blocks;

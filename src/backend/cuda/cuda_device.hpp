@@ -76,8 +76,10 @@ class CudaDevice final : public worker::Device {
   /// The device scratch buffer, grown to at least `bytes` (waiting for the launches that may
   /// still use the old one).
   CUdeviceptr scratch(uint64_t bytes, const std::string& kernel_name);
-  /// Copies `blocks` partials from `partials` behind the kernel, joins them on the host and
-  /// copies the value to the run's partial.
+  /// The count of blocks done that range reductions' last blocks test (zero between launches).
+  unsigned* reduction_counter();
+  /// For an array reduction: copies `blocks` partials from `partials` behind the kernel, joins
+  /// them on the host and copies the value to the run's partial.
   void finish_reduction(worker::KernelRun& run, Completion& completion, CUdeviceptr partials,
                         int64_t blocks);
   void run_checked(worker::KernelRun& run, Completion& completion);
@@ -103,6 +105,7 @@ class CudaDevice final : public worker::Device {
   // stream order.
   CUdeviceptr scratch_ = 0;
   uint64_t scratch_bytes_ = 0;
+  CUdeviceptr reduction_counter_ = 0;
 
   // Completion events, reused.
   std::mutex events_mutex_;

@@ -245,6 +245,7 @@ void write_prelude(std::ostringstream& out, const KernelInfo& info,
   out << "#include <cstddef>\n#include <cstdint>\n"
       << "#include \"lightning_kokkos/device/device_array.hpp\"\n"
       << "#include \"lightning_kokkos/device/launch_box.hpp\"\n"
+      << "#include \"lightning_kokkos/device/reduction_target.hpp\"\n"
       << "#include \"lightning_kokkos/device/vector_types.hpp\"\n";
   if (info.scans()) out << "#include \"lightning_kokkos/device/scan_launch.hpp\"\n";
   for (const std::string& header : info.device.includes) out << "#include \"" << header << "\"\n";
@@ -647,14 +648,17 @@ void write_fold(std::ostringstream& out, const GeneratedFold& fold) {
 
 // The tree over a block's values in `values` (shared memory), one per thread: any block size up
 // to the baked one. `join` joins value `threadIdx.x + s` into value `threadIdx.x`.
+// A scope of its own: an entry may have two trees.
 void write_block_tree(std::ostringstream& out, const std::string& join) {
   out << "  __syncthreads();\n"
+      << "  {\n"
       << "  unsigned width = 1;\n"
       << "  while (width < blockDim.x) width *= 2;\n"
       << "  for (unsigned s = width / 2; s > 0; s /= 2) {\n"
       << "    if (threadIdx.x < s && threadIdx.x + s < blockDim.x) {\n"
       << join << "    }\n"
       << "    __syncthreads();\n"
+      << "  }\n"
       << "  }\n";
 }
 
@@ -693,11 +697,15 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
   const std::string extra = scans     ? ", " + fold.arguments + ", false"
                             : reduces ? ", " + fold.arguments
                                       : std::string();
+  // An array reduction's fourth parameter is its value's size (its partials are joined on the
+  // host); any other reduction's says where its last block puts the value.
   const std::string parameters =
       std::string(
           "(const lightning_generated::Functor f, const lightning::jit::LaunchBox box, "
           "void* partials") +
-      (fold.array ? ",\n    const unsigned long long value_bytes)" : ")");
+      (fold.array ? ",\n    const unsigned long long value_bytes)"
+       : reduces  ? ",\n    const lightning::jit::ReductionTarget target)"
+                  : ")");
   if (rank >= 2) {
     // The threads' loop over the box's linear indices, split into the operator's indices by
     // division: in 32-bit arithmetic where everything fits (a 64-bit division is a long
@@ -795,6 +803,25 @@ GeneratedKernel generate_functor(const KernelInfo& info, const KernelSpecializat
                      "      lightning_generated::join_values(f, a, scratch[threadIdx.x + s]);\n"
                      "      scratch[threadIdx.x] = a;\n");
     out << "  if (threadIdx.x == 0) static_cast<Value*>(partials)[blockIdx.x] = scratch[0];\n";
+    // The last block joins the partials (each thread those b = threadIdx.x + k * blockDim.x in
+    // order, then the tree): the same value every run, and none of it through the host.
+    out << "  if (!lightning::jit::last_block_to_finish(target.blocks_done)) return;\n"
+        << "  Value all;\n"
+        << "  lightning_generated::init_value(f, all);\n"
+        << "  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {\n"
+        << "    const Value p = lightning::jit::load_from_l2(static_cast<const Value*>(partials) + "
+           "b);\n"
+        << "    lightning_generated::join_values(f, all, p);\n"
+        << "  }\n"
+        << "  scratch[threadIdx.x] = all;\n";
+    write_block_tree(out,
+                     "      Value a = scratch[threadIdx.x];\n"
+                     "      lightning_generated::join_values(f, a, scratch[threadIdx.x + s]);\n"
+                     "      scratch[threadIdx.x] = a;\n");
+    out << "  if (threadIdx.x == 0) {\n"
+        << "    *static_cast<Value*>(target.result) = scratch[0];\n"
+        << "    *target.blocks_done = 0;  // for the next launch on this stream\n"
+        << "  }\n";
   }
   out << "}\n";
   if (scans) write_scan_final_entry(out, spec, tag_argument);
@@ -868,15 +895,10 @@ GeneratedKernel generate_team(const KernelInfo& info, const KernelSpecialization
         << "    lightning_generated::join_values(f, a, b);\n"
         << "  };\n"
         << "  value = lightning::jit::team_join(value, join, blockDim.x);\n"
-        << "  __shared__ bool last;\n"
-        << "  if (threadIdx.x == 0 && threadIdx.y == 0) {\n"
-        << "    static_cast<Value*>(partials)[blockIdx.x] = value;\n"
-        << "    __threadfence();\n"
-        << "    last = atomicAdd(resources.blocks_done, 1u) == gridDim.x - 1;\n"
-        << "  }\n"
-        << "  __syncthreads();\n"
-        << "  if (!last) return;\n"
-        << "  __threadfence();\n"
+        << "  if (threadIdx.x == 0 && threadIdx.y == 0) static_cast<Value*>(partials)[blockIdx.x] "
+           "= "
+           "value;\n"
+        << "  if (!lightning::jit::last_block_to_finish(resources.blocks_done)) return;\n"
         << "  Value all;\n"
         << "  lightning_generated::init_value(f, all);\n"
         << "  for (unsigned b = lightning::jit::thread_in_team(); b < gridDim.x;\n"
