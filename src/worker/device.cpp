@@ -8,9 +8,16 @@
 
 namespace lightning::worker {
 
-bool KernelRun::runs_behind_a_failure() const {
-  return std::any_of(skip_if_failed.begin(), skip_if_failed.end(),
+bool any_failed(const FailureFlags& flags) {
+  return std::any_of(flags.begin(), flags.end(),
                      [](const auto& failed) { return failed->load(std::memory_order_acquire); });
+}
+
+void Device::run_on_host_behind_launches(std::vector<HostAccess>, HostJob, FailureFlags,
+                                         Done done) {
+  done(std::make_exception_ptr(
+           Error(ErrorKind::kInternal, id().to_string() + " does not run its launches in order")),
+       {});
 }
 
 std::exception_ptr kernel_failure() {

@@ -37,6 +37,12 @@ struct PlacedBuffer {
   worker::BoxBuffer view() const { return {data, box, elem_size}; }
 };
 
+/// The failure flags of the launches a task was issued behind on an in-order device, set before
+/// their `done` is called (the worker's TaskState::launch_failed).
+using FailureFlags = std::vector<std::shared_ptr<const std::atomic<bool>>>;
+/// Whether one of `flags` is set.
+bool any_failed(const FailureFlags& flags);
+
 /// A kernel over one superblock.
 struct KernelRun {
   const kernel::KernelInfo* info = nullptr;
@@ -59,10 +65,10 @@ struct KernelRun {
   /// Issued behind other launches of the same in-order device (Scheduler): their failure
   /// flags, set before their `done` is called. A device that finds one set when the run would
   /// start does not run it and fails it with SkippedBehindFailure.
-  std::vector<std::shared_ptr<const std::atomic<bool>>> skip_if_failed = {};
+  FailureFlags skip_if_failed = {};
 
   /// Whether one of skip_if_failed is set.
-  bool runs_behind_a_failure() const;
+  bool runs_behind_a_failure() const { return any_failed(skip_if_failed); }
 };
 
 /// The error of a run not started because a launch it was issued behind failed (the
@@ -105,7 +111,8 @@ class Device {
   }
 
   /// Whether launches run one after another in the order they are issued (one in-order
-  /// queue), so that a launch may be issued before those it depends on have finished.
+  /// queue), so that a launch may be issued before those it depends on have finished. Such a
+  /// device also implements run_on_host_behind_launches.
   virtual bool runs_launches_in_order() const { return false; }
 
   /// Runs a kernel over a superblock on the compute engine. A reduction's `partial` starts
@@ -118,6 +125,14 @@ class Device {
   virtual void copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) = 0;
   /// Runs `job` on the copy engine's side over host views of `accesses` (see HostAccess).
   virtual void run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) = 0;
+  /// Runs `job` as run_on_host does, but in the launches' in-order queue: after every launch
+  /// issued before it has ended, so that it may be issued before they end (a reduction's value
+  /// read into the program's buffer right behind its kernel). Accesses to this device's memory
+  /// must be reads. When one of `skip_if_failed` is set by the time the job would run, it
+  /// does not run and fails with SkippedBehindFailure. Only for a device whose
+  /// runs_launches_in_order(); others fail it with an internal error.
+  virtual void run_on_host_behind_launches(std::vector<HostAccess> accesses, HostJob job,
+                                           FailureFlags skip_if_failed, Done done);
 };
 
 /// The error of a kernel that failed with the exception being handled (call it in a catch

@@ -19,10 +19,15 @@ bool Scheduler::needs_staging(const Task& t) const {
          !std::holds_alternative<planner::BarrierTask>(t.kind) && !t.accesses.empty();
 }
 
+bool Scheduler::follows_launches(const Node& n) const {
+  if (std::holds_alternative<planner::ExecuteTask>(n.task.kind)) return true;
+  return std::holds_alternative<planner::HostReadTask>(n.task.kind) && n.bytes <= kSmallRead;
+}
+
+// n.device is an Execute's device, and a HostRead's chunk's home.
 bool Scheduler::issuable_behind(const Node& n, std::vector<TaskId>* behind) const {
-  const auto* e = std::get_if<planner::ExecuteTask>(&n.task.kind);
-  if (!e || n.failed_dependency.valid() ||
-      std::find(ordered_devices_.begin(), ordered_devices_.end(), e->device) ==
+  if (n.failed_dependency.valid() || !n.device.valid() || !follows_launches(n) ||
+      std::find(ordered_devices_.begin(), ordered_devices_.end(), n.device) ==
           ordered_devices_.end())
     return false;
   for (TaskId d : n.task.deps) {
@@ -30,7 +35,7 @@ bool Scheduler::issuable_behind(const Node& n, std::vector<TaskId>* behind) cons
     if (it == nodes_.end()) continue;  // done
     const Node& dep = it->second;
     const auto* de = std::get_if<planner::ExecuteTask>(&dep.task.kind);
-    if (!de || de->device != e->device ||
+    if (!de || de->device != n.device ||
         (dep.state != State::kStaging && dep.state != State::kRunning))
       return false;
     if (behind) behind->push_back(d);

@@ -54,7 +54,9 @@ class SchedulerSink {
 /// GPU's compute stream, a host device's single compute thread), an Execute whose unfinished
 /// dependencies are all Executes already issued on that device is staged and run behind them
 /// at once, without waiting for their completions to come back, if its chunks are already
-/// where it runs (SchedulerSink::stage_behind); otherwise it waits for them as any task. Its
+/// where it runs (SchedulerSink::stage_behind); otherwise it waits for them as any task. So is
+/// a small HostRead of a chunk of that device (at most kSmallRead bytes: a reduction's value),
+/// which the device runs in the same queue (Device::run_on_host_behind_launches). Its
 /// completion still comes after theirs; when one of them failed it is reported skipped because
 /// of it, whatever it did (the device does not run it if it can still tell: KernelRun).
 class Scheduler {
@@ -103,12 +105,18 @@ class Scheduler {
 
   /// Tasks a device may have staged whatever their size.
   static constexpr int kAlwaysStaged = 2;
+  /// The largest chunk a HostRead issued behind launches reads: more would hold the device's
+  /// in-order queue (and the launches after it) for the copy.
+  static constexpr uint64_t kSmallRead = uint64_t{64} << 10;
   struct Staged {  // what a device has staged or running
     uint64_t bytes = 0;
     int tasks = 0;
   };
 
   bool needs_staging(const planner::Task& t) const;
+  /// Whether `n` is a task an in-order device runs behind its launches: an Execute, a small
+  /// HostRead.
+  bool follows_launches(const Node& n) const;
   /// Whether `n` can be issued behind its unfinished dependencies (which go to `behind`).
   bool issuable_behind(const Node& n, std::vector<TaskId>* behind = nullptr) const;
   /// Whether every unfinished dependency of `n` has been given to its device.

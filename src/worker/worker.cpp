@@ -173,11 +173,12 @@ bool Worker::handle_event(Event& event) {
         Overloaded{
             [&](SubmitEvent& e) { handle(e); },
             [&](StagedEvent& e) {
-              // Launches that shared this one's staging meanwhile are staged too (answered
-              // after it).
-              for (TaskId task : leases_.staged(e.task, e.pointers))
-                events_.push(StagedEvent{task, {}});
+              // Launches that shared this one's staging meanwhile are staged too, answered
+              // right after it: before any answer queued behind this one (a read staged
+              // behind the last of them finds it running).
+              const StagingLeases::Settled settled = leases_.staged(e.task, e.pointers);
               scheduler_->on_staged(e.task);
+              for (TaskId task : settled) scheduler_->on_staged(task);
             },
             [&](StageFailedEvent& e) {
               not_staged(e.task);
@@ -240,6 +241,7 @@ void Worker::stage_task(const Task& task, const std::vector<TaskId>& behind) {
   // Data tasks that write a whole chunk without reading it (a Recv, a Copy, Fill or HostWrite
   // into all of it) need not have its old bytes staged. Kernels are not trusted to write every
   // element they declare.
+  tasks_.at(task.id).issued_behind = !behind.empty();
   const bool data_task = !std::holds_alternative<planner::ExecuteTask>(task.kind);
   std::vector<StageRequest> requests;
   requests.reserve(task.accesses.size());
@@ -369,9 +371,7 @@ void Worker::run_task(const Task& task) {
             // On an in-order device, launches issued behind this one skip when it fails.
             std::shared_ptr<std::atomic<bool>> failed;
             if (device.runs_launches_in_order()) {
-              for (TaskId d : task.deps)
-                if (auto f = tasks_.find(d); f != tasks_.end() && f->second.launch_failed)
-                  run.skip_if_failed.push_back(f->second.launch_failed);
+              run.skip_if_failed = launch_failures_before(task);
               failed = std::make_shared<std::atomic<bool>>(false);
               state.launch_failed = failed;
             }
@@ -405,6 +405,27 @@ void Worker::run_task(const Task& task) {
             run_copy(task, buffer(0), host_buffer(t.buffer), t.region);
           },
           [&](const planner::HostReadTask& t) {
+            if (state.issued_behind) {  // in the queue of the launches it follows
+              int track = -1;
+              Device* device = device_for(task, &track);
+              if (!device)
+                throw Error(ErrorKind::kInternal,
+                            task.id.to_string() + " was issued behind launches of no device");
+              if (options_.trace) track = compute_track_.at(device->id());  // where it runs
+              Device::HostJob job;
+              if (t.fold)
+                job = [region = t.region, r = resolved(t.reduction, t.launch)](const auto& b) {
+                  worker::fold_region(b[1], b[0], region, r);
+                };
+              else
+                job = [region = t.region](const auto& b) {
+                  worker::copy_region(b[1], b[0], region);
+                };
+              return device->run_on_host_behind_launches(
+                  {{buffer(0), t.region, true, false},
+                   {host_buffer(t.buffer), t.region, t.fold, true}},
+                  std::move(job), launch_failures_before(task), finished(task, track));
+            }
             if (!t.fold) return run_copy(task, host_buffer(t.buffer), buffer(0), t.region);
             run_on_host(
                 task,
@@ -421,6 +442,14 @@ void Worker::run_task(const Task& task) {
           },
       },
       task.kind);
+}
+
+FailureFlags Worker::launch_failures_before(const Task& task) const {
+  FailureFlags flags;
+  for (TaskId d : task.deps)
+    if (auto f = tasks_.find(d); f != tasks_.end() && f->second.launch_failed)
+      flags.push_back(f->second.launch_failed);
+  return flags;
 }
 
 void* Worker::block_in_place(const PlacedBuffer& buffer, const Rect& region) const {

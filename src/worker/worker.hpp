@@ -122,6 +122,9 @@ class Worker {
   /// `task` was not staged (failed, or not in place): so are the launches sharing its staging.
   void not_staged(TaskId task);
   void run_task(const planner::Task& task);
+  /// The failure flags of the launches `task` depends on that are in flight on an in-order
+  /// device (for what is issued behind them).
+  FailureFlags launch_failures_before(const planner::Task& task) const;
   /// Stages the task's chunks; behind the tasks `behind` (in place only) when not empty.
   void stage_task(const planner::Task& task, const std::vector<TaskId>& behind);
   void report_completion(const planner::Task& task,
@@ -162,6 +165,8 @@ class Worker {
     std::shared_ptr<const FragmentContext> context;
     /// A launch in flight on an in-order device: set when it fails, for those issued behind.
     std::shared_ptr<std::atomic<bool>> launch_failed;
+    /// Staged behind launches it depends on (Scheduler): runs in their device's queue.
+    bool issued_behind = false;
   };
   std::unordered_map<TaskId, TaskState> tasks_;
   ReusedNodes<std::unordered_map<TaskId, TaskState>> reused_tasks_;

@@ -3,6 +3,7 @@
 // hand here and compiled with NVRTC). Exits 77 (skipped) on machines without a CUDA driver.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <future>
@@ -331,6 +332,48 @@ TEST_F(CudaDeviceTest, ReductionsJoinThePerBlockPartialsIntoThePartialChunk) {
     double want = 0;
     for (int64_t i = 10 + k; i < n - 100'000 * k; ++i) want += x[i];
     EXPECT_EQ(value, want) << "reduction " << k;  // integers: exact in any order
+  }
+}
+
+// A read of a reduction's partial issued right behind its launch, without waiting for it:
+// the job sees the value the kernel wrote. Behind a failed launch (its flag set) the job does
+// not run and the read fails as skipped.
+TEST_F(CudaDeviceTest, HostJobsBehindLaunchesSeeWhatTheLaunchesWrote) {
+  const int64_t n = 2'000'003;
+  static const KernelInfo info = sum_info();
+  std::vector<double> x(n, 2.0);
+  const Rect all({0}, {n});
+  const auto dx = on_device(0, all, 8);
+  copy(0, dx, on_host(x.data(), all, 8), all);
+  const auto partial = on_device(0, Rect(Point{}, Point{}), 8, 32 << 20);
+  auto failed = std::make_shared<std::atomic<bool>>(false);
+  for (bool fails : {false, true}) {
+    KernelRun run{&info,           "sum",  std::vector<uint8_t>(sizeof(Sum)), all, partial.data,
+                  *info.reduction, nullptr};
+    patch(run.functor, offsetof(Sum, x), dx.data, 0, n);
+    Waiter launched, read;
+    devices_[0]->launch(std::move(run), launched.done());
+    failed->store(fails);
+    double value = -1;
+    bool ran = false;
+    devices_[0]->run_on_host_behind_launches(
+        {{partial, partial.box, true, false},
+         {on_host(&value, partial.box, 8), partial.box, true, true}},
+        [&](const std::vector<worker::BoxBuffer>& b) {
+          ran = true;
+          value = *static_cast<const double*>(b[0].data);
+        },
+        {failed}, read.done());
+    launched.wait();
+    if (!fails) {
+      read.wait();
+      EXPECT_TRUE(ran);
+      EXPECT_EQ(value, 2.0 * double(n));
+    } else {
+      EXPECT_THROW(read.wait(), worker::SkippedBehindFailure);
+      EXPECT_FALSE(ran);
+      EXPECT_EQ(value, -1);
+    }
   }
 }
 

@@ -111,6 +111,19 @@ Task execute(uint64_t id, uint64_t chunk, uint64_t device, std::vector<uint64_t>
   return t;
 }
 
+// A read of the whole of `chunk` (`bytes` of it) into a host buffer, folded (a reduction's value).
+Task host_read(uint64_t id, uint64_t chunk, uint64_t bytes, std::vector<uint64_t> deps) {
+  const Rect box(Point{0}, Point{int64_t(bytes)});
+  Task t{TaskId(id),
+         WorkerId(0),
+         planner::HostReadTask{ChunkId(chunk), {}, box, box, true, {}, LaunchId()},
+         {},
+         {}};
+  for (uint64_t d : deps) t.deps.push_back(TaskId(d));
+  t.accesses = planner::accesses_of(t.kind);
+  return t;
+}
+
 // Chunk 0 on D0 (launches in order) and chunk 1 on D1 (not), created: tasks from T10 on.
 void with_two_chunks(Scheduler& s, RecordingSink& sink) {
   s.submit({create(0, 0, 0, 8), create(1, 1, 1, 8)});
@@ -157,6 +170,45 @@ TEST(Scheduler, OnlyLaunchesBehindLaunchesOfTheSameInOrderDeviceAreIssuedEarly) 
   s.on_ran(TaskId(10));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T10", "unstage T10", "done T10",
                                                    "stage T11", "stage T14 behind T13"}));
+}
+
+// A reduction's value read into the program's buffer follows its launch in the device's queue
+// (Device::run_on_host_behind_launches); a large read, a read on a device that does not run
+// its launches in order, or one that also waits for a task that is no launch, waits.
+TEST(Scheduler, SmallReadsOfAnInOrderDevicesChunksAreIssuedBehindItsLaunches) {
+  RecordingSink sink;
+  Scheduler s(sink, 1 << 30, {DeviceId(0)});
+  with_two_chunks(s, sink);
+  const uint64_t large = (64 << 10) + 1;
+  s.submit({create(2, 2, 0, large)});
+  s.on_ran(TaskId(2));
+  sink.take();
+  s.submit({execute(10, 0, 0, {}), host_read(11, 0, 8, {10}), execute(12, 2, 0, {}),
+            host_read(13, 2, large, {12}), execute(14, 1, 1, {}), host_read(15, 1, 8, {14}),
+            fill(16, 0, 8, {}), host_read(17, 0, 8, {10, 16})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T10", "stage T11 behind T10", "stage T12",
+                                                   "stage T14", "stage T16"}));
+  for (uint64_t t : {10, 11, 12, 14}) s.on_staged(TaskId(t));
+  for (uint64_t t : {10, 11, 12, 14}) s.on_ran(TaskId(t));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{
+                             "run T10", "run T11", "run T12", "run T14", "unstage T10", "done T10",
+                             "unstage T11", "done T11", "unstage T12", "done T12", "stage T13",
+                             "unstage T14", "done T14", "stage T15"}));
+}
+
+TEST(Scheduler, AReadIssuedBehindAFailedLaunchIsReportedSkippedBecauseOfIt) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {DeviceId(0)});
+  with_two_chunks(s, sink);
+  s.submit({execute(10, 0, 0, {}), host_read(11, 0, 8, {10})});
+  s.on_staged(TaskId(10));
+  s.on_staged(TaskId(11));
+  sink.take();
+  s.on_ran(TaskId(10), cause("boom"));
+  s.on_ran(TaskId(11));  // whatever it did
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T10", "done T10 (failed: boom)",
+                                                   "unstage T11", "done T11 (skipped for T10)"}));
+  EXPECT_EQ(s.pending(), 0u);
 }
 
 TEST(Scheduler, ALaunchNotInPlaceWaitsForItsDependenciesAsAnyTask) {

@@ -357,6 +357,8 @@ TEST(Worker, LaunchesIssuedBehindAFailedLaunchDoNotRun) {
     EXPECT_EQ(done.failures.at(TaskId(t))->caused_by, TaskId(3)) << t;
   }
   EXPECT_EQ(counted_runs, 0);
+  // The read, issued behind the chain, did not write the program's buffer.
+  EXPECT_EQ(host, std::vector<double>(8, -1));
   // The device goes on: a launch after the failed chain runs.
   worker.submit({launch(7, kCountRuns, {5}),
                  task(8, w, planner::HostReadTask{ChunkId(1), {7}, box, box, false, {}, {}}, {7}),

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include "backend/cuda/kernel_codegen.hpp"
@@ -60,6 +61,8 @@ struct CudaDevice::Completion {
   int64_t count = 0;
   // Team kernels: their status record, copied behind the kernel (pinned memory).
   const jit::TeamStatus* team_status = nullptr;
+  // Host jobs behind launches: run by the waiter once the stream got there.
+  std::function<void()> after;
 };
 
 CudaDevice::CudaDevice(DeviceId id, const GpuContext& context,
@@ -140,6 +143,13 @@ void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>&
                      "while waiting for an operation of " + id_.to_string());
         } catch (...) {
           if (!done->error) done->error = std::current_exception();
+        }
+        if (done->after && !done->error) {
+          try {
+            done->after();
+          } catch (...) {
+            done->error = std::current_exception();
+          }
         }
         if (done->team_status && done->team_status->failed && !done->error) {
           const jit::TeamStatus& t = *done->team_status;
@@ -717,6 +727,68 @@ void CudaDevice::run_checked(KernelRun& run, Completion& c) {
     throw planner::AccessViolationError(std::move(*v));
 }
 
+// The compute thread queues the copies of the job's device buffers to pinned blocks on the
+// compute stream, behind the launches issued before; the compute waiter runs the job once the
+// stream got there, after it reported those launches (and so after their failure flags are set).
+void CudaDevice::run_on_host_behind_launches(std::vector<HostAccess> accesses, HostJob job,
+                                             worker::FailureFlags skip_if_failed, Done done) {
+  compute_thread_->execute(
+      [this, accesses = std::move(accesses), job = std::move(job),
+       skip_if_failed = std::move(skip_if_failed), done = std::move(done)]() mutable {
+        auto c = std::make_unique<Completion>();
+        c->done = std::move(done);
+        c->pinned = &pinned_;
+        c->span.start = now();
+        try {
+          context_.make_current();
+          if (worker::any_failed(skip_if_failed)) throw worker::SkippedBehindFailure();
+          std::vector<worker::BoxBuffer> views;
+          views.reserve(accesses.size());
+          for (const HostAccess& a : accesses) {
+            if (!a.buffer.space.is_device()) {
+              views.push_back(a.buffer.view());
+              continue;
+            }
+            if (a.write)
+              throw Error(ErrorKind::kInternal, "a host job behind the launches of " +
+                                                    id_.to_string() + " writes device memory");
+            const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.buffer.elem_size;
+            c->blocks.push_back(pinned_.allocate(bytes));
+            views.push_back({c->blocks.back(), a.region, a.buffer.elem_size});
+            enqueue_copy(compute_,
+                         PlacedBuffer{c->blocks.back(), a.region, a.buffer.elem_size,
+                                      worker::MemorySpace::host()},
+                         a.buffer, a.region);
+          }
+          c->after = [job = std::move(job), views = std::move(views),
+                      skip_if_failed = std::move(skip_if_failed)] {
+            if (worker::any_failed(skip_if_failed)) throw worker::SkippedBehindFailure();
+            job(views);
+          };
+          finish_with_event(compute_, c);
+        } catch (...) {
+          if (!c) return;  // the waiter owns it: it will report
+          report_behind_launches(c, std::current_exception());
+        }
+      },
+      nullptr);
+}
+
+// A failure on the compute thread, reported by the compute waiter after the launches issued
+// before it: an operation's end never overtakes theirs (the scheduler issues work behind them).
+void CudaDevice::report_behind_launches(std::unique_ptr<Completion>& c, std::exception_ptr error) {
+  // Blocks may be in use by transfers already issued: wait before releasing them.
+  api_.cuStreamSynchronize(compute_);
+  for (void* b : c->blocks) pinned_.release(b);
+  Completion* raw = c.release();
+  compute_waiter_->execute(
+      [this, raw, error] {
+        std::unique_ptr<Completion> failed(raw);
+        failed->done(error, {failed->span.start, now()});
+      },
+      nullptr);
+}
+
 void CudaDevice::launch(KernelRun run, Done done) {
   compute_thread_->execute(
       [this, run = std::move(run), done = std::move(done)]() mutable {
@@ -734,19 +806,7 @@ void CudaDevice::launch(KernelRun run, Done done) {
           finish_with_event(compute_, c);
         } catch (...) {
           if (!c) return;  // the waiter owns it: it will report
-          std::exception_ptr error = worker::kernel_failure();
-          // Blocks may be in use by transfers already issued: wait before releasing them.
-          api_.cuStreamSynchronize(compute_);
-          for (void* b : c->blocks) pinned_.release(b);
-          // Reported by the compute waiter, after the launches issued before this one: a
-          // launch's end never overtakes theirs (the scheduler issues launches behind others).
-          Completion* raw = c.release();
-          compute_waiter_->execute(
-              [this, raw, error] {
-                std::unique_ptr<Completion> failed(raw);
-                failed->done(error, {failed->span.start, now()});
-              },
-              nullptr);
+          report_behind_launches(c, worker::kernel_failure());
         }
       },
       nullptr);

@@ -54,6 +54,8 @@ class CudaDevice final : public worker::Device {
   void launch(worker::KernelRun run, Done done) override;
   void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
   void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;
+  void run_on_host_behind_launches(std::vector<worker::HostAccess> accesses, HostJob job,
+                                   worker::FailureFlags skip_if_failed, Done done) override;
 
  private:
   struct Completion;
@@ -87,6 +89,9 @@ class CudaDevice final : public worker::Device {
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;
   void finish_with_event(CUstream stream, std::unique_ptr<Completion>& completion);
+  /// Reports a compute-thread operation that failed before its event was recorded, after the
+  /// launches issued before it.
+  void report_behind_launches(std::unique_ptr<Completion>& completion, std::exception_ptr error);
   CUevent take_event();
   void give_event(CUevent event);
 

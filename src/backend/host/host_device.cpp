@@ -71,13 +71,34 @@ void HostDevice::copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect r
                 std::move(done));
 }
 
+namespace {
+
+void run_in_place(const std::vector<worker::HostAccess>& accesses,
+                  const worker::Device::HostJob& job) {
+  std::vector<worker::BoxBuffer> views;
+  views.reserve(accesses.size());
+  for (const worker::HostAccess& a : accesses) views.push_back(a.buffer.view());
+  job(views);
+}
+
+}  // namespace
+
 void HostDevice::run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) {
   copy_.execute(
-      [accesses = std::move(accesses), job = std::move(job)] {
-        std::vector<worker::BoxBuffer> views;
-        views.reserve(accesses.size());
-        for (const worker::HostAccess& a : accesses) views.push_back(a.buffer.view());
-        job(views);
+      [accesses = std::move(accesses), job = std::move(job)] { run_in_place(accesses, job); },
+      std::move(done));
+}
+
+void HostDevice::run_on_host_behind_launches(std::vector<worker::HostAccess> accesses, HostJob job,
+                                             worker::FailureFlags skip_if_failed, Done done) {
+  if (!runs_launches_in_order())
+    return worker::Device::run_on_host_behind_launches(std::move(accesses), std::move(job),
+                                                       std::move(skip_if_failed), std::move(done));
+  compute_.execute(
+      [accesses = std::move(accesses), job = std::move(job),
+       skip_if_failed = std::move(skip_if_failed)] {
+        if (worker::any_failed(skip_if_failed)) throw worker::SkippedBehindFailure();
+        run_in_place(accesses, job);
       },
       std::move(done));
 }

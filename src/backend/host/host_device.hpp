@@ -30,6 +30,9 @@ class HostDevice final : public worker::Device {
   void launch(worker::KernelRun run, Done done) override;
   void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
   void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;
+  /// On the compute engine: in order only with one compute thread.
+  void run_on_host_behind_launches(std::vector<worker::HostAccess> accesses, HostJob job,
+                                   worker::FailureFlags skip_if_failed, Done done) override;
 
  private:
   DeviceId id_;
