@@ -43,10 +43,25 @@ bool Scheduler::issuable_behind(const Node& n, std::vector<TaskId>* behind) cons
   return true;
 }
 
-void Scheduler::ready_successors_behind(const Node& n) {
+bool Scheduler::stageable_after_creations(const Node& n) const {
+  if (n.failed_dependency.valid() || !needs_staging(n.task)) return false;
+  size_t unfinished = 0;
+  for (TaskId d : n.task.deps) {
+    auto it = nodes_.find(d);
+    if (it == nodes_.end()) continue;  // done
+    const Node& dep = it->second;
+    if (!std::holds_alternative<planner::CreateChunkTask>(dep.task.kind) ||
+        dep.state != State::kRunning)
+      return false;
+    ++unfinished;
+  }
+  return unfinished == n.waiting_for;  // (a Recv's missing message counts too)
+}
+
+void Scheduler::ready_successors_early(const Node& n) {
   for (TaskId s : n.successors) {
     Node& succ = nodes_.at(s);
-    if (succ.state == State::kWaiting && issuable_behind(succ)) make_ready(succ);
+    if (succ.state == State::kWaiting && ready_early(succ)) make_ready(succ);
   }
 }
 
@@ -65,6 +80,7 @@ void Scheduler::submit(std::vector<Task> tasks) {
     n.device = DeviceId();
     n.bytes = 0;
     n.issued_behind = false;
+    n.after_creations = false;
     const Task& t = n.task;
     if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind)) chunks_.add(*c);
     // Budget: an Execute counts on its device, other tasks on their first chunk's home.
@@ -95,7 +111,7 @@ void Scheduler::submit(std::vector<Task> tasks) {
         ++n.waiting_for;
       }
     }
-    if (it->second.waiting_for == 0 || issuable_behind(it->second)) make_ready(it->second);
+    if (it->second.waiting_for == 0 || ready_early(it->second)) make_ready(it->second);
   }
   pump();
 }
@@ -115,9 +131,14 @@ void Scheduler::pump() {
     // Readied behind its dependencies: still so? (One may have failed or gone back to waiting.)
     std::vector<TaskId>& behind = behind_;
     behind.clear();
+    bool after_creations = false;
     if (n.waiting_for > 0 && !issuable_behind(n, &behind)) {
-      n.state = State::kWaiting;
-      continue;
+      behind.clear();
+      after_creations = stageable_after_creations(n);
+      if (!after_creations) {
+        n.state = State::kWaiting;
+        continue;
+      }
     }
     // Freeing memory and fences run whatever failed before them: the rest is skipped.
     const bool runs_anyway = std::holds_alternative<planner::DeleteChunkTask>(n.task.kind) ||
@@ -129,6 +150,7 @@ void Scheduler::pump() {
     if (!needs_staging(n.task)) {
       n.state = State::kRunning;
       sink_.run(n.task);
+      if (std::holds_alternative<planner::CreateChunkTask>(n.task.kind)) ready_successors_early(n);
       continue;
     }
     if (n.device.valid()) {
@@ -142,11 +164,12 @@ void Scheduler::pump() {
     }
     n.state = State::kStaging;
     n.issued_behind = !behind.empty();
+    n.after_creations = after_creations;
     if (n.issued_behind)
       sink_.stage_behind(n.task, behind);
     else
       sink_.stage(n.task);
-    ready_successors_behind(n);
+    ready_successors_early(n);
   }
   for (TaskId id : held_) ready_.push(id);
 }
@@ -161,6 +184,22 @@ bool Scheduler::all_dependencies_running(const Node& n) const {
 
 void Scheduler::on_staged(TaskId id) {
   Node& n = nodes_.at(id);
+  if (n.after_creations) {
+    // Its creations ended before (the staging thread answers in order): failed, or done.
+    n.after_creations = false;
+    if (n.failed_dependency.valid()) {
+      sink_.unstage(n.task);
+      unbudget(n);
+      finish(n, planner::skipped_because(n.task, n.failed_dependency));
+      return pump();
+    }
+    if (n.waiting_for != 0) {  // answered out of order: unstaged, it waits for them after all
+      sink_.unstage(n.task);
+      unbudget(n);
+      n.state = State::kWaiting;
+      return pump();
+    }
+  }
   // Staged behind launches that were staged first, so each is running now, unless one failed
   // or went back to waiting (staged behind a launch that failed): then it waits, unstaged,
   // for them as any task does, and never runs before them.
@@ -174,7 +213,7 @@ void Scheduler::on_staged(TaskId id) {
   }
   n.state = State::kRunning;
   sink_.run(n.task);
-  ready_successors_behind(n);
+  ready_successors_early(n);
   pump();
 }
 
@@ -192,6 +231,10 @@ void Scheduler::on_failed(TaskId id, planner::TaskFailure failure) {
   // Staged behind others: staged again the ordinary way, which reports what still fails.
   if (n.issued_behind) return on_not_in_place(id);
   unbudget(n);
+  // Staged after a creation that failed: its chunk is unknown, and the creation says why.
+  if (n.after_creations && n.failed_dependency.valid())
+    failure = planner::skipped_because(n.task, n.failed_dependency);
+  n.after_creations = false;
   finish(n, std::move(failure));
   pump();
 }
@@ -258,7 +301,7 @@ void Scheduler::finish(Node& n, std::optional<planner::TaskFailure> failure) {
   // Those still waiting may now wait only for launches they can be issued behind.
   for (TaskId s : successors) {
     Node& succ = nodes_.at(s);
-    if (succ.state == State::kWaiting && issuable_behind(succ)) make_ready(succ);
+    if (succ.state == State::kWaiting && ready_early(succ)) make_ready(succ);
   }
 }
 

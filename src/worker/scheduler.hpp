@@ -59,6 +59,13 @@ class SchedulerSink {
 /// which the device runs in the same queue (Device::run_on_host_behind_launches). Its
 /// completion still comes after theirs; when one of them failed it is reported skipped because
 /// of it, whatever it did (the device does not run it if it can still tell: KernelRun).
+///
+/// Staged after creations: a task whose unfinished dependencies are all CreateChunk tasks
+/// already given to the staging thread is staged at once (SchedulerSink::stage) instead of
+/// after their completions come back: the staging thread creates and stages in the order it is
+/// asked and answers in that order, so its creations are done before it is staged (a
+/// reduction's launch and its new partial chunk: one round trip to the staging thread, not
+/// two). When a creation failed it is reported skipped because of it.
 class Scheduler {
  public:
   /// `ordered_devices`: the devices that run their launches in issue order.
@@ -100,7 +107,8 @@ class Scheduler {
     TaskId failed_dependency;  // the failed task at the root of a failed dependency: skip
     DeviceId device;           // whose staging budget it uses
     uint64_t bytes = 0;
-    bool issued_behind = false;  // staged behind unfinished dependencies
+    bool issued_behind = false;    // staged behind unfinished dependencies
+    bool after_creations = false;  // staged while creations it depends on were under way
   };
 
   /// Tasks a device may have staged whatever their size.
@@ -119,10 +127,18 @@ class Scheduler {
   bool follows_launches(const Node& n) const;
   /// Whether `n` can be issued behind its unfinished dependencies (which go to `behind`).
   bool issuable_behind(const Node& n, std::vector<TaskId>* behind = nullptr) const;
+  /// Whether `n` can be staged now because its unfinished dependencies are all creations the
+  /// staging thread has been given.
+  bool stageable_after_creations(const Node& n) const;
   /// Whether every unfinished dependency of `n` has been given to its device.
   bool all_dependencies_running(const Node& n) const;
-  /// Readies the waiting successors of `n` that can now be issued behind it.
-  void ready_successors_behind(const Node& n);
+  /// Readies the waiting successors of `n` that can now be issued behind it or staged after
+  /// it (a creation).
+  void ready_successors_early(const Node& n);
+  /// Whether a waiting `n` may go ahead of its unfinished dependencies.
+  bool ready_early(const Node& n) const {
+    return issuable_behind(n) || stageable_after_creations(n);
+  }
   void unbudget(const Node& n);
   void make_ready(Node& n);
   void pump();

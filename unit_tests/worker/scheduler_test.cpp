@@ -211,6 +211,41 @@ TEST(Scheduler, AReadIssuedBehindAFailedLaunchIsReportedSkippedBecauseOfIt) {
   EXPECT_EQ(s.pending(), 0u);
 }
 
+// The staging thread creates and stages in the order it is asked: a task that waits only for
+// creations it was given is staged at once, and runs once they are done.
+TEST(Scheduler, TasksWaitingOnlyForCreationsUnderWayAreStagedAtOnce) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {DeviceId(0)});
+  s.submit({create(0, 0, 0, 8), create(1, 1, 0, 8), execute(2, 0, 0, {0, 1}), fill(3, 1, 8, {1}),
+            execute(4, 0, 0, {0, 3})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T0", "run T1", "stage T2", "stage T3"}));
+  s.on_ran(TaskId(0));
+  s.on_ran(TaskId(1));
+  s.on_staged(TaskId(2));
+  s.on_staged(TaskId(3));
+  // T4 waits for a fill, which is no creation.
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T0", "done T1", "run T2", "run T3"}));
+  s.on_ran(TaskId(3));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T3", "done T3", "stage T4"}));
+}
+
+// A creation that fails: what was staged after it is skipped because of it, whether its
+// staging failed (the chunk is unknown) or not.
+TEST(Scheduler, TasksStagedAfterAFailedCreationAreSkippedBecauseOfIt) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
+  s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0}), fill(2, 0, 8, {0})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T0", "stage T1", "stage T2"}));
+  s.on_ran(TaskId(0), cause("no room"));
+  s.on_failed(TaskId(1), cause("unknown chunk C0", ErrorKind::kInvalidArgument));
+  s.on_staged(TaskId(2));
+  EXPECT_EQ(sink.take(),
+            (std::vector<std::string>{"done T0 (failed: no room)", "done T1 (skipped for T0)",
+                                      "unstage T2", "done T2 (skipped for T0)"}));
+  EXPECT_EQ(s.pending(), 0u);
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 0u);
+}
+
 TEST(Scheduler, ALaunchNotInPlaceWaitsForItsDependenciesAsAnyTask) {
   RecordingSink sink;
   Scheduler s(sink, 1000, {DeviceId(0)});
@@ -288,8 +323,31 @@ TEST(Scheduler, ALaunchStagedBehindOneThatWentBackToWaitingDoesNotRun) {
 TEST(Scheduler, TasksRunAfterTheirDependenciesAndStageBeforeRunning) {
   RecordingSink sink;
   Scheduler s(sink, 1000);
+  // A creation needs no staging; the fill is staged after it (the staging thread's order).
+  s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0}), fill(2, 0, 8, {1})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T0", "stage T1"}));
+  s.on_ran(TaskId(0));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T0"}));
+  s.on_staged(TaskId(1));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T1"}));
+  s.on_ran(TaskId(1));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T1", "done T1", "stage T2"}));
+  s.on_staged(TaskId(2));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T2"}));
+  s.on_ran(TaskId(2));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T2", "done T2"}));
+  EXPECT_EQ(s.pending(), 0u);
+}
+
+// Answered out of order (a staging before the creation it follows ends): the task waits for
+// the creation after all, unstaged, and is staged again.
+TEST(Scheduler, ATaskStagedBeforeItsCreationEndedWaitsForIt) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000);
   s.submit({create(0, 0, 0, 8), fill(1, 0, 8, {0})});
-  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T0"}));  // creation needs no staging
+  sink.take();
+  s.on_staged(TaskId(1));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T1"}));
   s.on_ran(TaskId(0));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T0", "stage T1"}));
   s.on_staged(TaskId(1));
