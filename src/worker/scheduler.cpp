@@ -298,7 +298,8 @@ void Scheduler::finish(Node& n, std::optional<planner::TaskFailure> failure) {
   successors.clear();
   successors.swap(n.successors);
   reused_nodes_.erase(nodes_, nodes_.find(n.task.id));
-  // Those still waiting may now wait only for launches they can be issued behind.
+  // Those still waiting may now wait only for launches they can be issued behind, or for
+  // creations under way.
   for (TaskId s : successors) {
     Node& succ = nodes_.at(s);
     if (succ.state == State::kWaiting && ready_early(succ)) make_ready(succ);

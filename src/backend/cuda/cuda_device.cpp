@@ -166,6 +166,14 @@ void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>&
   c.release();  // the waiter owns it now
 }
 
+std::unique_ptr<CudaDevice::Completion> CudaDevice::started(Done done) {
+  auto c = std::make_unique<Completion>();
+  c->done = std::move(done);
+  c->pinned = &pinned_;
+  c->span.start = now();
+  return c;
+}
+
 CUevent CudaDevice::take_event() {
   {
     std::lock_guard<std::mutex> lock(events_mutex_);
@@ -245,9 +253,7 @@ void CudaDevice::enqueue_copy(CUstream stream, const PlacedBuffer& dst, const Pl
 void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) {
   copy_thread_->execute(
       [this, dst, src, region, done = std::move(done)]() mutable {
-        auto c = std::make_unique<Completion>();
-        c->done = std::move(done);
-        c->span.start = now();
+        std::unique_ptr<Completion> c = started(std::move(done));
         try {
           context_.make_current();
           const bool outbound =
@@ -735,10 +741,7 @@ void CudaDevice::run_on_host_behind_launches(std::vector<HostAccess> accesses, H
   compute_thread_->execute(
       [this, accesses = std::move(accesses), job = std::move(job),
        skip_if_failed = std::move(skip_if_failed), done = std::move(done)]() mutable {
-        auto c = std::make_unique<Completion>();
-        c->done = std::move(done);
-        c->pinned = &pinned_;
-        c->span.start = now();
+        std::unique_ptr<Completion> c = started(std::move(done));
         try {
           context_.make_current();
           if (worker::any_failed(skip_if_failed)) throw worker::SkippedBehindFailure();
@@ -792,10 +795,7 @@ void CudaDevice::report_behind_launches(std::unique_ptr<Completion>& c, std::exc
 void CudaDevice::launch(KernelRun run, Done done) {
   compute_thread_->execute(
       [this, run = std::move(run), done = std::move(done)]() mutable {
-        auto c = std::make_unique<Completion>();
-        c->done = std::move(done);
-        c->pinned = &pinned_;
-        c->span.start = now();
+        std::unique_ptr<Completion> c = started(std::move(done));
         try {
           context_.make_current();
           if (run.runs_behind_a_failure()) throw worker::SkippedBehindFailure();

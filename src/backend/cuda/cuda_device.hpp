@@ -88,6 +88,8 @@ class CudaDevice final : public worker::Device {
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;
+  /// A new operation's completion: its `done`, started now.
+  std::unique_ptr<Completion> started(Done done);
   void finish_with_event(CUstream stream, std::unique_ptr<Completion>& completion);
   /// Reports a compute-thread operation that failed before its event was recorded, after the
   /// launches issued before it.
