@@ -272,6 +272,28 @@ void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done
 // the region, and written back after. Correct and simple; it costs two transfers and two
 // stream synchronisations of the copy thread per task (fills and folds could run as kernels
 // on the GPU instead).
+bool CudaDevice::host_views(const std::vector<HostAccess>& accesses, CUstream stream,
+                            std::vector<void*>& blocks, std::vector<worker::BoxBuffer>& views) {
+  bool downloads = false;
+  views.reserve(views.size() + accesses.size());
+  for (const HostAccess& a : accesses) {
+    if (!a.buffer.space.is_device()) {
+      views.push_back(a.buffer.view());
+      continue;
+    }
+    const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.buffer.elem_size;
+    blocks.push_back(pinned_.allocate(bytes));
+    views.push_back({blocks.back(), a.region, a.buffer.elem_size});
+    if (a.read) {
+      const PlacedBuffer staged{blocks.back(), a.region, a.buffer.elem_size,
+                                worker::MemorySpace::host()};
+      enqueue_copy(stream, staged, a.buffer, a.region);
+      downloads = true;
+    }
+  }
+  return downloads;
+}
+
 void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) {
   copy_thread_->execute(
       [this, accesses = std::move(accesses), job = std::move(job),
@@ -282,23 +304,8 @@ void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done
         try {
           context_.make_current();
           std::vector<worker::BoxBuffer> views;
-          bool downloads = false, uploads = false;
-          for (const HostAccess& a : accesses) {
-            if (!a.buffer.space.is_device()) {
-              views.push_back(a.buffer.view());
-              continue;
-            }
-            const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.buffer.elem_size;
-            blocks.push_back(pinned_.allocate(bytes));
-            views.push_back({blocks.back(), a.region, a.buffer.elem_size});
-            if (a.read) {
-              const PlacedBuffer staged{blocks.back(), a.region, a.buffer.elem_size,
-                                        worker::MemorySpace::host()};
-              enqueue_copy(copy_out_, staged, a.buffer, a.region);
-              downloads = true;
-            }
-          }
-          if (downloads)
+          bool uploads = false;
+          if (host_views(accesses, copy_out_, blocks, views))
             api_.check(api_.cuStreamSynchronize(copy_out_), "cuStreamSynchronize",
                        "while staging a host job's buffers from " + id_.to_string());
           job(views);
@@ -745,24 +752,12 @@ void CudaDevice::run_on_host_behind_launches(std::vector<HostAccess> accesses, H
         try {
           context_.make_current();
           if (worker::any_failed(skip_if_failed)) throw worker::SkippedBehindFailure();
-          std::vector<worker::BoxBuffer> views;
-          views.reserve(accesses.size());
-          for (const HostAccess& a : accesses) {
-            if (!a.buffer.space.is_device()) {
-              views.push_back(a.buffer.view());
-              continue;
-            }
-            if (a.write)
+          for (const HostAccess& a : accesses)
+            if (a.write && a.buffer.space.is_device())
               throw Error(ErrorKind::kInternal, "a host job behind the launches of " +
                                                     id_.to_string() + " writes device memory");
-            const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.buffer.elem_size;
-            c->blocks.push_back(pinned_.allocate(bytes));
-            views.push_back({c->blocks.back(), a.region, a.buffer.elem_size});
-            enqueue_copy(compute_,
-                         PlacedBuffer{c->blocks.back(), a.region, a.buffer.elem_size,
-                                      worker::MemorySpace::host()},
-                         a.buffer, a.region);
-          }
+          std::vector<worker::BoxBuffer> views;
+          host_views(accesses, compute_, c->blocks, views);
           c->after = [job = std::move(job), views = std::move(views),
                       skip_if_failed = std::move(skip_if_failed)] {
             if (worker::any_failed(skip_if_failed)) throw worker::SkippedBehindFailure();

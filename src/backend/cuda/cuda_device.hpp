@@ -88,6 +88,11 @@ class CudaDevice final : public worker::Device {
   void enqueue_copy(CUstream stream, const worker::PlacedBuffer& dst,
                     const worker::PlacedBuffer& src, const Rect& region);
   const GpuContext* context_of(const worker::MemorySpace& space) const;
+  /// Host views of a host job's buffers (`views`, in access order): host buffers as they are,
+  /// device buffers through pinned blocks (appended to `blocks`), copied into on `stream` where
+  /// the job reads them. Returns whether it queued a copy.
+  bool host_views(const std::vector<worker::HostAccess>& accesses, CUstream stream,
+                  std::vector<void*>& blocks, std::vector<worker::BoxBuffer>& views);
   /// A new operation's completion: its `done`, started now.
   std::unique_ptr<Completion> started(Done done);
   void finish_with_event(CUstream stream, std::unique_ptr<Completion>& completion);
