@@ -333,6 +333,18 @@ void Worker::run_on_host(const Task& task, std::vector<HostAccess> accesses, Dev
       finished(task, track));
 }
 
+void Worker::run_on_host_behind_launches(const Task& task, std::vector<HostAccess> accesses,
+                                         Device::HostJob job) {
+  int track = -1;
+  Device* device = device_for(task, &track);
+  if (!device)
+    throw Error(ErrorKind::kInternal,
+                task.id.to_string() + " was issued behind launches of no device");
+  if (options_.trace) track = compute_track_.at(device->id());  // where it runs
+  device->run_on_host_behind_launches(std::move(accesses), std::move(job),
+                                      launch_failures_before(task), finished(task, track));
+}
+
 void Worker::record(int track, const std::string& name, OpSpan span, std::vector<TraceArg> args) {
   if (options_.trace && track >= 0)
     options_.trace->record(track, name, span.start, span.end, std::move(args));
@@ -405,34 +417,21 @@ void Worker::run_task(const Task& task) {
             run_copy(task, buffer(0), host_buffer(t.buffer), t.region);
           },
           [&](const planner::HostReadTask& t) {
-            if (state.issued_behind) {  // in the queue of the launches it follows
-              int track = -1;
-              Device* device = device_for(task, &track);
-              if (!device)
-                throw Error(ErrorKind::kInternal,
-                            task.id.to_string() + " was issued behind launches of no device");
-              if (options_.trace) track = compute_track_.at(device->id());  // where it runs
-              Device::HostJob job;
-              if (t.fold)
-                job = [region = t.region, r = resolved(t.reduction, t.launch)](const auto& b) {
-                  worker::fold_region(b[1], b[0], region, r);
-                };
-              else
-                job = [region = t.region](const auto& b) {
-                  worker::copy_region(b[1], b[0], region);
-                };
-              return device->run_on_host_behind_launches(
-                  {{buffer(0), t.region, true, false},
-                   {host_buffer(t.buffer), t.region, t.fold, true}},
-                  std::move(job), launch_failures_before(task), finished(task, track));
-            }
-            if (!t.fold) return run_copy(task, host_buffer(t.buffer), buffer(0), t.region);
-            run_on_host(
-                task,
-                {{buffer(0), t.region, true, false}, {host_buffer(t.buffer), t.region, true, true}},
-                [region = t.region, r = resolved(t.reduction, t.launch)](const auto& b) {
-                  worker::fold_region(b[1], b[0], region, r);
-                });
+            // Issued behind launches: in their device's queue; a plain copy otherwise.
+            if (!t.fold && !state.issued_behind)
+              return run_copy(task, host_buffer(t.buffer), buffer(0), t.region);
+            std::vector<HostAccess> accesses{{buffer(0), t.region, true, false},
+                                             {host_buffer(t.buffer), t.region, t.fold, true}};
+            Device::HostJob job;
+            if (t.fold)
+              job = [region = t.region, r = resolved(t.reduction, t.launch)](const auto& b) {
+                worker::fold_region(b[1], b[0], region, r);
+              };
+            else
+              job = [region = t.region](const auto& b) { worker::copy_region(b[1], b[0], region); };
+            if (state.issued_behind)
+              return run_on_host_behind_launches(task, std::move(accesses), std::move(job));
+            run_on_host(task, std::move(accesses), std::move(job));
           },
           [&](const planner::SendTask& t) {
             exchange_->send(task, t, t.src.valid() ? buffer(0) : host_buffer(t.host_src));

@@ -142,6 +142,9 @@ class Worker {
   void run_copy(const planner::Task& task, PlacedBuffer dst, PlacedBuffer src, const Rect& region);
   void run_on_host(const planner::Task& task, std::vector<HostAccess> accesses,
                    Device::HostJob job);
+  /// The same in the queue of the launches `task` was issued behind (on their device).
+  void run_on_host_behind_launches(const planner::Task& task, std::vector<HostAccess> accesses,
+                                   Device::HostJob job);
   /// The bytes of `region` in `buffer`, where the host can use them in place as one block.
   void* block_in_place(const PlacedBuffer& buffer, const Rect& region) const;
   void record(int track, const std::string& name, OpSpan span, std::vector<TraceArg> args);
