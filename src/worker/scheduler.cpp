@@ -36,8 +36,10 @@ bool Scheduler::issuable_behind(const Node& n, std::vector<TaskId>* behind) cons
     const Node& dep = it->second;
     const auto* de = std::get_if<planner::ExecuteTask>(&dep.task.kind);
     if (!de || de->device != n.device ||
-        (dep.state != State::kStaging && dep.state != State::kRunning))
+        (dep.state != State::kStaging && dep.state != State::kRunning)) {
+      if (behind) behind->clear();
       return false;
+    }
     if (behind) behind->push_back(d);
   }
   return true;
@@ -133,7 +135,6 @@ void Scheduler::pump() {
     behind.clear();
     bool after_creations = false;
     if (n.waiting_for > 0 && !issuable_behind(n, &behind)) {
-      behind.clear();
       after_creations = stageable_after_creations(n);
       if (!after_creations) {
         n.state = State::kWaiting;

@@ -125,7 +125,8 @@ class Scheduler {
   /// Whether `n` is a task an in-order device runs behind its launches: an Execute, a small
   /// HostRead.
   bool follows_launches(const Node& n) const;
-  /// Whether `n` can be issued behind its unfinished dependencies (which go to `behind`).
+  /// Whether `n` can be issued behind its unfinished dependencies (which go to `behind`; left
+  /// empty when it cannot).
   bool issuable_behind(const Node& n, std::vector<TaskId>* behind = nullptr) const;
   /// Whether `n` can be staged now because its unfinished dependencies are all creations the
   /// staging thread has been given.
