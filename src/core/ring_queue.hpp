@@ -22,6 +22,7 @@ class RingQueue {
 
   /// The oldest element (the queue must not be empty).
   T& front() { return slots_[head_]; }
+  const T& front() const { return slots_[head_]; }
   /// The i-th element from the oldest (i < size()).
   T& operator[](size_t i) { return slots_[(head_ + i) & (slots_.size() - 1)]; }
 

@@ -124,9 +124,31 @@ void MemoryManager::create_chunk(ChunkId chunk, uint64_t bytes, uint64_t phase) 
   Chunk c;
   c.bytes = bytes;
   c.phase = phase % MemoryPool::kAlignment;
+  if (auto early = early_next_use_.find(chunk); early != early_next_use_.end()) {
+    c.next_use = early->second;
+    early_next_use_.erase(early);
+  }
   if (!chunks_.emplace(chunk, std::move(c)).second)
     throw Error(ErrorKind::kInvalidArgument,
                 "create_chunk: chunk " + chunk.to_string() + " already exists");
+}
+
+void MemoryManager::plan_next_use(ChunkId chunk, uint64_t task) {
+  auto it = chunks_.find(chunk);
+  if (it == chunks_.end()) {
+    if (task == kNoPlannedUse)
+      early_next_use_.erase(chunk);
+    else
+      early_next_use_[chunk] = task;
+    return;
+  }
+  Chunk& c = it->second;
+  if (c.next_use == task) return;
+  for (const auto& [m, cp] : c.copies)
+    if (cp.locks == 0) memories_[m].evictable.erase(eviction_key(chunk, c, cp));
+  c.next_use = task;
+  for (const auto& [m, cp] : c.copies)
+    if (cp.locks == 0) memories_[m].evictable.insert(eviction_key(chunk, c, cp));
 }
 
 void MemoryManager::delete_chunk(ChunkId chunk) {
@@ -145,9 +167,14 @@ void MemoryManager::delete_chunk(ChunkId chunk) {
 
 // ---- copies -----------------------------------------------------------------------------
 
+MemoryManager::EvictionKey MemoryManager::eviction_key(ChunkId id, const Chunk& c, const Copy& cp) {
+  if (c.next_use == kNoPlannedUse) return {0, cp.last_use, id};
+  return {1, kNoPlannedUse - c.next_use, id};
+}
+
 void MemoryManager::lock_copy(ChunkId id, Chunk& c, size_t m) {
   Copy& cp = c.copies.at(m);
-  if (cp.locks == 0) memories_[m].lru.erase({cp.last_use, id});
+  if (cp.locks == 0) memories_[m].evictable.erase(eviction_key(id, c, cp));
   ++cp.locks;
   ++c.locks;
   cp.last_use = ++clock_;
@@ -158,7 +185,7 @@ void MemoryManager::unlock_copy(ChunkId id, Chunk& c, size_t m) {
   --cp.locks;
   --c.locks;
   cp.last_use = ++clock_;
-  if (cp.locks == 0) memories_[m].lru.emplace(cp.last_use, id);
+  if (cp.locks == 0) memories_[m].evictable.insert(eviction_key(id, c, cp));
 }
 
 bool MemoryManager::try_allocate(ChunkId id, Chunk& c, size_t m) {
@@ -181,7 +208,7 @@ bool MemoryManager::try_allocate(ChunkId id, Chunk& c, size_t m) {
 void MemoryManager::free_copy(ChunkId id, Chunk& c, size_t m) {
   auto it = c.copies.find(m);
   Memory& mem = memories_[m];
-  if (it->second.locks == 0) mem.lru.erase({it->second.last_use, id});
+  if (it->second.locks == 0) mem.evictable.erase(eviction_key(id, c, it->second));
   if (is_device(m)) {
     mem.pool->free(it->second.offset);
   } else {
@@ -219,8 +246,8 @@ bool MemoryManager::make_host_room(uint64_t bytes) {
   if (!host.capacity) return true;
   if (bytes > *host.capacity) return false;
   while (host.host_used + bytes > *host.capacity) {
-    if (host.lru.empty()) return false;
-    evict(host.lru.begin()->second, host_index());
+    if (host.evictable.empty()) return false;
+    evict(host.evictable.begin()->chunk, host_index());
   }
   return true;
 }
@@ -247,7 +274,7 @@ void MemoryManager::evict(ChunkId id, size_t m) {
       ++counters_.write_backs_to_host;
       hc.valid = true;
       hc.last_use = dc.last_use;  // keeps its age: old data is the first to go to disk
-      memories_[h].lru.emplace(hc.last_use, id);
+      memories_[h].evictable.insert(eviction_key(id, c, hc));
     } else {
       write_to_disk(id, c, m);
     }
@@ -426,7 +453,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
       held.push_back({x.chunk, x.memory, x.write});
     }
     for (const auto& [id, m] : unpinned) evict(id, m);
-    // Devices: evict LRU copies until every missing chunk fits.
+    // Devices: evict copies in eviction order until every missing chunk fits.
     for (size_t m = 0; m < wanted_.size(); ++m) {
       if (!is_device(m)) continue;
       std::vector<ChunkId>& missing = missing_;
@@ -437,10 +464,10 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
       Memory& mem = memories_[m];
       std::vector<uint64_t>& offsets = offsets_;
       while (!try_allocate_all(m, missing, &offsets)) {
-        if (mem.lru.empty())
+        if (mem.evictable.empty())
           throw Error(ErrorKind::kInternal,
                       "memory manager: no room on " + mem.space.to_string() + " after feasibility");
-        evict(mem.lru.begin()->second, m);
+        evict(mem.evictable.begin()->chunk, m);
       }
       for (size_t i = 0; i < missing.size(); ++i) {
         Chunk& c = chunks_.at(missing[i]);
@@ -547,8 +574,8 @@ bool MemoryManager::feasible() {
       }
       // Would it fit with every unlocked copy of other chunks evicted?
       MemoryPool sim = *mem.pool;
-      for (const auto& [when, id] : mem.lru)
-        if (!requested(id)) sim.free(chunks_.at(id).copies.at(m).offset);
+      for (const EvictionKey& k : mem.evictable)
+        if (!requested(k.chunk)) sim.free(chunks_.at(k.chunk).copies.at(m).offset);
       if (std::all_of(missing.begin(), missing.end(), [&](ChunkId id) {
             return sim.allocate(chunks_.at(id).pool_bytes()).has_value();
           }))
@@ -556,7 +583,7 @@ bool MemoryManager::feasible() {
       // Requested copies already here may split the free space: would it fit with them
       // evicted too, and staged again? (With nothing locked, this always fits.)
       sim = *mem.pool;
-      for (const auto& [when, id] : mem.lru) sim.free(chunks_.at(id).copies.at(m).offset);
+      for (const EvictionKey& k : mem.evictable) sim.free(chunks_.at(k.chunk).copies.at(m).offset);
       for (ChunkId id : list) {
         auto cp = chunks_.at(id).copies.find(m);
         if (cp != chunks_.at(id).copies.end() && cp->second.locks > 0) continue;
@@ -568,8 +595,8 @@ bool MemoryManager::feasible() {
       for (ChunkId id : list)
         if (chunks_.at(id).copies.count(m) == 0) need += chunks_.at(id).bytes;
       if (mem.host_used + need <= *mem.capacity) continue;
-      for (const auto& [when, id] : mem.lru)
-        if (!requested(id)) evictable += chunks_.at(id).bytes;
+      for (const EvictionKey& k : mem.evictable)
+        if (!requested(k.chunk)) evictable += chunks_.at(k.chunk).bytes;
       if (mem.host_used - evictable + need > *mem.capacity) return false;
     }
   }
@@ -675,7 +702,8 @@ void MemoryManager::check_invariants() const {
         fail("lock count of " + where + " differs from the tokens'");
       if (cp.locks == 0) {
         ++unlocked[m];
-        if (memories_[m].lru.count({cp.last_use, id}) == 0) fail(where + " missing from LRU");
+        if (memories_[m].evictable.count(eviction_key(id, c, cp)) == 0)
+          fail(where + " missing from the eviction order");
       }
       if (is_device(m)) {
         auto size = memories_[m].pool->block_size(cp.offset);
@@ -704,7 +732,8 @@ void MemoryManager::check_invariants() const {
     const Memory& mem = memories_[m];
     if (used[m] != memory_used(m)) fail("bytes used on " + mem.space.to_string());
     if (mem.capacity && used[m] > *mem.capacity) fail(mem.space.to_string() + " over capacity");
-    if (mem.lru.size() != unlocked[m]) fail("LRU size on " + mem.space.to_string());
+    if (mem.evictable.size() != unlocked[m])
+      fail("eviction order size on " + mem.space.to_string());
   }
 }
 

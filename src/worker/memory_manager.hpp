@@ -1,5 +1,6 @@
-// Where a worker's chunk data lives: device memories, host memory and disk, with LRU eviction
-// device -> host -> disk and all-or-nothing staging of a task's chunks.
+// Where a worker's chunk data lives: device memories, host memory and disk, with eviction
+// device -> host -> disk in the order of planned use, and all-or-nothing staging of a task's
+// chunks.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "worker/memory_backend.hpp"
 #include "worker/memory_pool.hpp"
 #include "worker/memory_space.hpp"
+#include "worker/next_use.hpp"
 #include "worker/spill_store.hpp"
 
 namespace lightning::worker {
@@ -75,8 +77,12 @@ struct MemoryCounters {
 /// whole chunk (StageRequest::overwrites) is not filled at all.
 ///
 /// stage() locks copies for a token (one task); unstage() unlocks them. Locked copies are
-/// never moved or evicted. When a memory is full, unlocked copies are evicted least recently
-/// used first (by a counter bumped at every stage and unstage): a copy with another valid copy
+/// never moved or evicted. When a memory is full, unlocked copies are evicted in the order of
+/// their chunks' planned use (plan_next_use: what the worker's tasks will use): first those of
+/// chunks no task will use, least recently used first (by a counter bumped at every stage and
+/// unstage), then those whose next use is farthest (Belady's order, as far as the worker
+/// knows the future; a streamed loop over more data than fits keeps what the next pass
+/// reads first, where LRU would keep none of it). A copy with another valid copy
 /// somewhere (another memory or a spill file) is dropped; the only copy of a chunk is written
 /// back, from a device to the host (making room there the same way) or, when the host cannot
 /// take it, to disk; from the host to disk.
@@ -125,6 +131,11 @@ class MemoryManager {
   /// chunks and a token already staged.
   bool stage_in_place(uint64_t token, const std::vector<StageRequest>& requests,
                       const std::vector<uint64_t>& behind);
+  /// The chunk's next planned use: the id of the first task the worker holds that will use it
+  /// (kNoPlannedUse: none). Eviction keeps the chunks used soonest (see the class comment).
+  /// Taken for a chunk not created yet too (its creation may come later); ignored for one
+  /// that is gone.
+  void plan_next_use(ChunkId chunk, uint64_t task);
   /// Unlocks a token's chunks and bumps their LRU time. Throws Error(kInvalidArgument) for a
   /// token that is not staged.
   void unstage(uint64_t token);
@@ -173,14 +184,27 @@ class MemoryManager {
     /// Tokens staging it for writing: one, or several staged in place behind one another
     /// (stage_in_place), which run in that order on one queue.
     uint32_t writers = 0;
+    uint64_t next_use = kNoPlannedUse;  ///< plan_next_use
+  };
+  /// An unlocked copy's place in its memory's eviction order (first evicted first): chunks
+  /// with no planned use by last use, then the others by next use, farthest first.
+  struct EvictionKey {
+    uint64_t planned;  ///< 0: no planned use; 1: planned
+    uint64_t order;    ///< last use (unplanned), or kNoPlannedUse - next use (planned)
+    ChunkId chunk;
+    friend bool operator<(const EvictionKey& a, const EvictionKey& b) {
+      if (a.planned != b.planned) return a.planned < b.planned;
+      if (a.order != b.order) return a.order < b.order;
+      return a.chunk.value() < b.chunk.value();
+    }
   };
   struct Memory {
     MemorySpace space;
-    std::optional<MemoryPool> pool;              ///< devices only
-    void* base = nullptr;                        ///< devices only
-    std::optional<uint64_t> capacity;            ///< host: empty = unlimited
-    uint64_t host_used = 0;                      ///< host only
-    std::set<std::pair<uint64_t, ChunkId>> lru;  ///< unlocked copies by last use
+    std::optional<MemoryPool> pool;    ///< devices only
+    void* base = nullptr;              ///< devices only
+    std::optional<uint64_t> capacity;  ///< host: empty = unlimited
+    uint64_t host_used = 0;            ///< host only
+    std::set<EvictionKey> evictable;   ///< unlocked copies, first evicted first
   };
   struct Held {
     ChunkId chunk;
@@ -203,6 +227,7 @@ class MemoryManager {
   uint64_t footprint(size_t m, const Chunk& c) const;
   uint64_t memory_used(size_t m) const;
 
+  static EvictionKey eviction_key(ChunkId id, const Chunk& c, const Copy& cp);
   void lock_copy(ChunkId id, Chunk& c, size_t m);
   void unlock_copy(ChunkId id, Chunk& c, size_t m);
   bool try_allocate(ChunkId id, Chunk& c, size_t m);
@@ -237,6 +262,8 @@ class MemoryManager {
   std::vector<char> relocate_;                ///< per memory (see feasible)
   std::vector<ChunkId> missing_;
   std::vector<uint64_t> offsets_;
+  /// Next uses of chunks not created yet (plan_next_use before create_chunk).
+  std::unordered_map<ChunkId, uint64_t> early_next_use_;
   SpillStore spill_;
   uint64_t clock_ = 0;
   uint64_t disk_bytes_ = 0;

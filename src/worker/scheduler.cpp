@@ -10,8 +10,12 @@ namespace lightning::worker {
 using planner::Task;
 
 Scheduler::Scheduler(SchedulerSink& sink, uint64_t staging_limit,
-                     std::vector<DeviceId> ordered_devices)
-    : sink_(sink), staging_limit_(staging_limit), ordered_devices_(std::move(ordered_devices)) {}
+                     std::vector<DeviceId> ordered_devices,
+                     const std::vector<std::pair<DeviceId, uint64_t>>& device_memory)
+    : sink_(sink), staging_limit_(staging_limit), ordered_devices_(std::move(ordered_devices)) {
+  for (const auto& [device, bytes] : device_memory)
+    staged_[device.value()].limit = std::min(staging_limit, bytes / kStagedShareOfMemory);
+}
 
 bool Scheduler::needs_staging(const Task& t) const {
   return !std::holds_alternative<planner::CreateChunkTask>(t.kind) &&
@@ -155,8 +159,10 @@ void Scheduler::pump() {
       continue;
     }
     if (n.device.valid()) {
-      Staged& staged = staged_[n.device.value()];
-      if (staged.tasks >= kAlwaysStaged && staged.bytes + n.bytes > staging_limit_) {
+      auto [it, added] = staged_.try_emplace(n.device.value());
+      Staged& staged = it->second;
+      if (added) staged.limit = staging_limit_;
+      if (staged.tasks >= kAlwaysStaged && staged.bytes + n.bytes > staged.limit) {
         held_.push_back(id);
         continue;
       }
@@ -189,13 +195,13 @@ void Scheduler::on_staged(TaskId id) {
     // Its creations ended before (the staging thread answers in order): failed, or done.
     n.after_creations = false;
     if (n.failed_dependency.valid()) {
-      sink_.unstage(n.task);
+      sink_.unstage(n.task, true);
       unbudget(n);
       finish(n, planner::skipped_because(n.task, n.failed_dependency));
       return pump();
     }
     if (n.waiting_for != 0) {  // answered out of order: unstaged, it waits for them after all
-      sink_.unstage(n.task);
+      sink_.unstage(n.task, false);
       unbudget(n);
       n.state = State::kWaiting;
       return pump();
@@ -205,7 +211,7 @@ void Scheduler::on_staged(TaskId id) {
   // or went back to waiting (staged behind a launch that failed): then it waits, unstaged,
   // for them as any task does, and never runs before them.
   if (n.issued_behind && (n.failed_dependency.valid() || !all_dependencies_running(n))) {
-    sink_.unstage(n.task);
+    sink_.unstage(n.task, false);
     unbudget(n);
     n.issued_behind = false;
     n.state = State::kWaiting;
@@ -258,7 +264,7 @@ void Scheduler::on_ran(TaskId id, std::optional<planner::TaskFailure> failure) {
       failure = planner::skipped_because(n.task, n.failed_dependency);
   }
   if (needs_staging(n.task)) {
-    sink_.unstage(n.task);
+    sink_.unstage(n.task, true);
     unbudget(n);
   }
   finish(n, std::move(failure));

@@ -30,8 +30,9 @@ class SchedulerSink {
   virtual void stage_behind(const planner::Task& task, const std::vector<TaskId>& behind) = 0;
   /// Run a staged task (or one that needs no staging) on its executor (answer: on_ran).
   virtual void run(const planner::Task& task) = 0;
-  /// Release the task's staged chunks (no answer).
-  virtual void unstage(const planner::Task& task) = 0;
+  /// Release the task's staged chunks (no answer). `ended`: the task is done with them (it ran,
+  /// or is skipped); else it waits to be staged again.
+  virtual void unstage(const planner::Task& task, bool ended) = 0;
   /// The task finished: `failure` is empty on success, else says what failed (the task's
   /// identity filled in). Tasks that depended on a failed task are reported without running,
   /// as failures whose `caused_by` names the failed task at the root.
@@ -43,7 +44,10 @@ class SchedulerSink {
 ///
 /// A task is Waiting until its dependencies are done (a Recv also waits for its message),
 /// then Ready. Ready tasks are staged oldest first (lowest id) while the bytes staged ahead on
-/// their device stay within the staging limit; a device with fewer than kAlwaysStaged tasks
+/// their device stay within the staging limit, and within a quarter of the device's memory
+/// where that is less (kStagedShareOfMemory: the rest keeps chunks that later tasks use, which
+/// the memory manager evicts last, by planned use; a device filled with chunks locked for the
+/// tasks ahead could keep none); a device with fewer than kAlwaysStaged tasks
 /// staged always takes one more, however large, so that a task is issued while the one before
 /// it runs (a GPU then never waits for the host between two large tasks). Staged tasks run; when
 /// they are done their chunks are released and their successors wake. CreateChunk, DeleteChunk and
@@ -69,8 +73,13 @@ class SchedulerSink {
 class Scheduler {
  public:
   /// `ordered_devices`: the devices that run their launches in issue order.
-  Scheduler(SchedulerSink& sink, uint64_t staging_limit,
-            std::vector<DeviceId> ordered_devices = {});
+  /// `device_memory`: the devices' memory (their pools), which bounds the staging limit per
+  /// device (kStagedShareOfMemory); a device not listed has only `staging_limit`.
+  Scheduler(SchedulerSink& sink, uint64_t staging_limit, std::vector<DeviceId> ordered_devices = {},
+            const std::vector<std::pair<DeviceId, uint64_t>>& device_memory = {});
+  /// At most 1/kStagedShareOfMemory of a device's memory is staged ahead (but see
+  /// kAlwaysStaged).
+  static constexpr uint64_t kStagedShareOfMemory = 4;
 
   /// Adds a fragment (tasks in a topological order; dependencies on tasks this scheduler
   /// never saw, or saw finish successfully, count as done; on tasks that failed, make the
@@ -119,6 +128,7 @@ class Scheduler {
   struct Staged {  // what a device has staged or running
     uint64_t bytes = 0;
     int tasks = 0;
+    uint64_t limit = 0;  // staging limit of this device
   };
 
   bool needs_staging(const planner::Task& t) const;

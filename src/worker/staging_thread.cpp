@@ -10,40 +10,49 @@ namespace lightning::worker {
 
 StagingThread::StagingThread(const MemoryLimits& limits, MemoryBackend& backend,
                              std::vector<DeviceId> devices, Replies replies, TraceWriter* trace,
-                             int track)
+                             int track, PlannedUses* planned)
     : devices_(std::move(devices)),
       replies_(std::move(replies)),
       trace_(trace),
       track_(track),
+      planned_(planned),
       memory_(std::make_unique<MemoryManager>(limits, backend)) {
   thread_ = std::thread([this] { loop(); });
 }
 
 StagingThread::~StagingThread() {
-  ops_.push(StopOp{});
+  ops_.push({{}, StopOp{}});
   thread_.join();
 }
 
+void StagingThread::post(Op op) {
+  Message message{{}, std::move(op)};
+  if (planned_ && planned_->has_changes()) planned_->take_changes(message.next_uses);
+  ops_.push(std::move(message));
+}
+
 void StagingThread::stage(TaskId task, std::vector<StageRequest> requests) {
-  ops_.push(StageOp{task, std::move(requests)});
+  post(StageOp{task, std::move(requests)});
 }
 void StagingThread::stage_in_place(TaskId task, std::vector<StageRequest> requests,
                                    std::vector<TaskId> behind) {
-  ops_.push(StageInPlaceOp{task, std::move(requests), std::move(behind)});
+  post(StageInPlaceOp{task, std::move(requests), std::move(behind)});
 }
 void StagingThread::unstage(TaskId task) {
-  ops_.push(UnstageOp{task});
+  post(UnstageOp{task});
 }
 void StagingThread::create(TaskId task, ChunkId chunk, uint64_t bytes, uint64_t phase) {
-  ops_.push(CreateOp{task, chunk, bytes, phase});
+  post(CreateOp{task, chunk, bytes, phase});
 }
 void StagingThread::remove(TaskId task, ChunkId chunk) {
-  ops_.push(DeleteOp{task, chunk});
+  post(DeleteOp{task, chunk});
 }
 
 MemoryReport StagingThread::report() {
   MessageQueue<MemoryReport> reply;
-  ops_.push(ReportOp{[&reply](MemoryReport r) { reply.push(std::move(r)); }});
+  // Not post(): any thread may ask for a report, and the planned uses are the requesting
+  // thread's.
+  ops_.push({{}, ReportOp{[&reply](MemoryReport r) { reply.push(std::move(r)); }}});
   return reply.pop();
 }
 
@@ -92,11 +101,12 @@ void StagingThread::loop() {
     }
     replies_.done(task, std::move(failure));
   };
-  RingQueue<Op> popped;  // reused: draining the queue allocates nothing
+  RingQueue<Message> popped;  // reused: draining the queue allocates nothing
   for (;;) {
     ops_.pop_all(popped);
     for (size_t i = 0; i < popped.size(); ++i) {
-      Op& op = popped[i];
+      for (const NextUse& u : popped[i].next_uses) memory_->plan_next_use(u.chunk, u.task);
+      Op& op = popped[i].op;
       if (std::holds_alternative<StopOp>(op)) return;
       std::visit(Overloaded{
                      [&](StageOp& s) {

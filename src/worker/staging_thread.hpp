@@ -16,6 +16,7 @@
 #include "core/message_queue.hpp"
 #include "planner/task_failure.hpp"
 #include "worker/memory_manager.hpp"
+#include "worker/planned_uses.hpp"
 #include "worker/trace_writer.hpp"
 
 namespace lightning::worker {
@@ -48,9 +49,13 @@ class StagingThread {
     std::function<void(TaskId)> not_in_place;
   };
 
-  /// `trace` and `track` (optional) receive a slice per staging that moved bytes.
+  /// `trace` and `track` (optional) receive a slice per staging that moved bytes. `planned`
+  /// (optional) is read on the thread that makes the requests, which owns it: every request
+  /// takes the next uses that changed since the last one to the memory manager
+  /// (MemoryManager::plan_next_use), so eviction follows the plan without messages of its own.
   StagingThread(const MemoryLimits& limits, MemoryBackend& backend, std::vector<DeviceId> devices,
-                Replies replies, TraceWriter* trace = nullptr, int track = -1);
+                Replies replies, TraceWriter* trace = nullptr, int track = -1,
+                PlannedUses* planned = nullptr);
   /// Stops the thread; queued requests are dropped.
   ~StagingThread();
   StagingThread(const StagingThread&) = delete;
@@ -65,7 +70,7 @@ class StagingThread {
   /// `phase`: see MemoryManager::create_chunk.
   void create(TaskId task, ChunkId chunk, uint64_t bytes, uint64_t phase);
   void remove(TaskId task, ChunkId chunk);
-  /// Blocks until the staging thread answers.
+  /// Blocks until the staging thread answers. May be called from any thread.
   MemoryReport report();
 
  private:
@@ -96,7 +101,14 @@ class StagingThread {
   };
   struct StopOp {};
   using Op = std::variant<StageOp, StageInPlaceOp, UnstageOp, CreateOp, DeleteOp, ReportOp, StopOp>;
+  /// A request, with the next uses that changed before it was made (applied first).
+  struct Message {
+    std::vector<NextUse> next_uses;
+    Op op;
+  };
 
+  /// Queues `op` with the planned uses' changes (on the requesting thread).
+  void post(Op op);
   void loop();
   /// False when it must wait for space.
   bool try_stage(StageOp& op);
@@ -108,7 +120,8 @@ class StagingThread {
   Replies replies_;
   TraceWriter* trace_;
   int track_;
-  MessageQueue<Op> ops_;
+  PlannedUses* planned_;  // the requesting thread's
+  MessageQueue<Message> ops_;
   // Owned by the staging thread.
   std::unique_ptr<MemoryManager> memory_;
   std::map<TaskId, StageOp> waiting_;  // staging that must wait for space, oldest first

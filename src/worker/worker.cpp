@@ -63,7 +63,8 @@ class Worker::Sink final : public SchedulerSink {
     w_.stage_task(task, behind);
   }
   void run(const Task& task) override { w_.run_task(task); }
-  void unstage(const Task& task) override {
+  void unstage(const Task& task, bool ended) override {
+    if (ended) w_.end_planned_uses(task);  // first: the unstage takes the change along
     if (std::optional<TaskId> token = w_.leases_.release(task.id)) w_.staging_->unstage(*token);
   }
   void completed(const Task& task, const std::optional<planner::TaskFailure>& failure) override {
@@ -117,7 +118,8 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
   std::vector<DeviceId> ordered;
   for (const auto& device : devices_)
     if (device->runs_launches_in_order()) ordered.push_back(device->id());
-  scheduler_ = std::make_unique<Scheduler>(*sink_, options_.staging_limit, std::move(ordered));
+  scheduler_ = std::make_unique<Scheduler>(*sink_, options_.staging_limit, std::move(ordered),
+                                           options_.memory.devices);
   host_copy_ = std::make_unique<Engine>(w + " host copy");
   if (options_.trace) host_copy_track_ = options_.trace->track(w + " host copy");
   StagingThread::Replies replies{[this](TaskId t, std::vector<void*> pointers) {
@@ -132,7 +134,7 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
                                  [this](TaskId t) { events_.push(NotInPlaceEvent{t}); }};
   staging_ = std::make_unique<StagingThread>(
       options_.memory, platform_->memory(), options_.devices, std::move(replies), options_.trace,
-      options_.trace ? options_.trace->track(w + " staging (eviction, disk)") : -1);
+      options_.trace ? options_.trace->track(w + " staging (eviction, disk)") : -1, &planned_uses_);
   transport_.set_handler(options_.id,
                          [this](comm::DataMessage m) { events_.push(ArrivedEvent{std::move(m)}); });
   scheduler_thread_ = std::thread([this] { scheduler_loop(); });
@@ -215,6 +217,7 @@ void Worker::handle(SubmitEvent& e) {
   for (const Task& t : e.tasks) {
     TaskState& state = reused_tasks_.find_or_insert(tasks_, t.id)->second;
     state.context = e.context;  // the rest was reset when the node was erased
+    for (const planner::ChunkAccess& a : t.accesses) planned_uses_.add(t.id, a.chunk);
   }
   scheduler_->submit(std::move(e.tasks));
 }
@@ -369,7 +372,10 @@ void Worker::run_task(const Task& task) {
           [&](const planner::CreateChunkTask& t) {
             staging_->create(task.id, t.chunk, t.bytes, alignment_phase(t.chunk));
           },
-          [&](const planner::DeleteChunkTask& t) { staging_->remove(task.id, t.chunk); },
+          [&](const planner::DeleteChunkTask& t) {
+            planned_uses_.forget(t.chunk);
+            staging_->remove(task.id, t.chunk);
+          },
           [&](const planner::BarrierTask&) {
             events_.push(RanEvent{task.id, {}});
           },
@@ -456,8 +462,13 @@ void* Worker::block_in_place(const PlacedBuffer& buffer, const Rect& region) con
   return host_memory ? worker::contiguous_block(buffer.view(), region) : nullptr;
 }
 
+void Worker::end_planned_uses(const Task& task) {
+  for (const planner::ChunkAccess& a : task.accesses) planned_uses_.end(task.id, a.chunk);
+}
+
 void Worker::report_completion(const Task& task,
                                const std::optional<planner::TaskFailure>& failure) {
+  end_planned_uses(task);  // a task never staged (skipped, failed) ends here
   exchange_->ended(task, failure);
   std::optional<planner::TaskFailure> reported = failure;
   if (reported && reported->kernel) name_kernel(task, *reported->kernel);

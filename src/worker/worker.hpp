@@ -25,6 +25,7 @@
 #include "worker/engine.hpp"
 #include "worker/fragment_context.hpp"
 #include "worker/memory_manager.hpp"
+#include "worker/planned_uses.hpp"
 #include "worker/scheduler.hpp"
 #include "worker/staging_leases.hpp"
 #include "worker/staging_thread.hpp"
@@ -127,6 +128,8 @@ class Worker {
   FailureFlags launch_failures_before(const planner::Task& task) const;
   /// Stages the task's chunks; behind the tasks `behind` (in place only) when not empty.
   void stage_task(const planner::Task& task, const std::vector<TaskId>& behind);
+  /// `task` no longer counts as a future use of its chunks (PlannedUses).
+  void end_planned_uses(const planner::Task& task);
   void report_completion(const planner::Task& task,
                          const std::optional<planner::TaskFailure>& failure);
   void name_kernel(const planner::Task& task, planner::TaskFailure::Kernel& names) const;
@@ -173,7 +176,8 @@ class Worker {
   };
   std::unordered_map<TaskId, TaskState> tasks_;
   ReusedNodes<std::unordered_map<TaskId, TaskState>> reused_tasks_;
-  StagingLeases leases_;  // which token holds each staged task's chunks, and their data
+  StagingLeases leases_;      // which token holds each staged task's chunks, and their data
+  PlannedUses planned_uses_;  // for the eviction order; sent with each staging request
 
   // Engines (declared after the queues: their last jobs still post to them on shutdown).
   std::vector<std::unique_ptr<Device>> devices_;

@@ -93,6 +93,9 @@ void run_model(uint64_t seed) {
           mm.delete_chunk(ChunkId(it->first));
           shadow.erase(it);
         }
+      } else if (op < 22) {  // a planned use, of an existing chunk or one to come
+        const uint64_t chunk = pick(next_chunk + 2);
+        mm.plan_next_use(ChunkId(chunk), pick(4) == 0 ? kNoPlannedUse : pick(1000));
       } else if (op < 55 && !active.empty()) {  // unstage
         auto it = std::next(active.begin(), static_cast<long>(pick(active.size())));
         mm.unstage(it->first);

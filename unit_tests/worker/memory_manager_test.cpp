@@ -146,6 +146,40 @@ TEST_F(MemoryManagerTest, EvictsDeviceToHostToDiskAndBack) {
   EXPECT_EQ(m.counters().disk_writes, writes);
 }
 
+// Eviction follows the plan: chunks no task will use go first (least recently used first),
+// then the one whose next use is farthest; a next use given before the chunk exists counts.
+TEST_F(MemoryManagerTest, EvictsWhatIsUsedLastFirst) {
+  auto& m = make(1, 4 * KiB, std::nullopt);
+  m.plan_next_use(ChunkId(4), 40);  // before its creation
+  for (uint64_t c = 1; c <= 5; ++c) m.create_chunk(ChunkId(c), 1 * KiB);
+  m.plan_next_use(ChunkId(1), 30);
+  m.plan_next_use(ChunkId(2), 10);
+  m.plan_next_use(ChunkId(3), 20);
+  for (uint64_t c = 1; c <= 4; ++c) write_chunk(c, dev(0), c);  // the device is full
+  auto resident = [&] {
+    std::vector<uint64_t> on;
+    for (uint64_t c = 1; c <= 5; ++c)
+      if (m.has_copy(ChunkId(c), dev(0))) on.push_back(c);
+    return on;
+  };
+  write_chunk(5, dev(0), 5);  // C4's next use (40) is the farthest
+  EXPECT_EQ(resident(), (std::vector<uint64_t>{1, 2, 3, 5}));
+  write_chunk(4, dev(0), 4);  // C5 has no planned use: it goes before any planned one
+  EXPECT_EQ(resident(), (std::vector<uint64_t>{1, 2, 3, 4}));
+  m.plan_next_use(ChunkId(1), kNoPlannedUse);  // C1 and C5 unplanned: the older goes
+  m.plan_next_use(ChunkId(5), kNoPlannedUse);
+  expect_chunk(5, dev(0), 5);
+  EXPECT_EQ(resident(), (std::vector<uint64_t>{2, 3, 4, 5}));
+  m.plan_next_use(ChunkId(3), 50);  // now the farthest
+  m.plan_next_use(ChunkId(5), 15);
+  expect_chunk(1, dev(0), 1);
+  EXPECT_EQ(resident(), (std::vector<uint64_t>{1, 2, 4, 5}));
+  EXPECT_TRUE(m.has_copy(ChunkId(3), host()));  // written back: its only copy
+  m.plan_next_use(ChunkId(99), 7);              // a chunk never created: kept aside, harmless
+  m.plan_next_use(ChunkId(99), kNoPlannedUse);
+  m.check_invariants();
+}
+
 TEST_F(MemoryManagerTest, WithoutHostRoomDeviceEvictsStraightToDisk) {
   auto& m = make(1, 2 * KiB, 0);
   m.create_chunk(ChunkId(1), 2 * KiB);

@@ -31,7 +31,10 @@ class RecordingSink : public SchedulerSink {
     log.push_back(entry);
   }
   void run(const Task& t) override { log.push_back("run " + t.id.to_string()); }
-  void unstage(const Task& t) override { log.push_back("unstage " + t.id.to_string()); }
+  void unstage(const Task& t, bool ended) override {
+    log.push_back("unstage " + t.id.to_string());
+    if (!ended) waiting_again.push_back(t.id);
+  }
   void completed(const Task& t, const std::optional<TaskFailure>& failure) override {
     std::string entry = "done " + t.id.to_string();
     if (failure && failure->skipped())
@@ -48,6 +51,7 @@ class RecordingSink : public SchedulerSink {
   }
   std::vector<std::string> log;
   std::vector<TaskFailure> failures;  // every failure reported, in order
+  std::vector<TaskId> waiting_again;  // unstaged to be staged again later (not ended)
 };
 
 Task create(uint64_t id, uint64_t chunk, uint64_t device, uint64_t bytes) {
@@ -312,6 +316,8 @@ TEST(Scheduler, ALaunchStagedBehindOneThatWentBackToWaitingDoesNotRun) {
   EXPECT_EQ(sink.take(),
             (std::vector<std::string>{"run T10", "run T13", "unstage T10",
                                       "done T10 (failed: boom)", "unstage T11", "unstage T12"}));
+  // Both wait to be staged again: their chunks are still to be used (PlannedUses).
+  EXPECT_EQ(sink.waiting_again, (std::vector<TaskId>{TaskId(11), TaskId(12)}));
   s.on_ran(TaskId(13));
   EXPECT_EQ(sink.take(),
             (std::vector<std::string>{"unstage T13", "done T13", "done T11 (skipped for T10)",
@@ -348,13 +354,34 @@ TEST(Scheduler, ATaskStagedBeforeItsCreationEndedWaitsForIt) {
   sink.take();
   s.on_staged(TaskId(1));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T1"}));
+  EXPECT_EQ(sink.waiting_again, std::vector<TaskId>{TaskId(1)});
   s.on_ran(TaskId(0));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"done T0", "stage T1"}));
   s.on_staged(TaskId(1));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T1"}));
   s.on_ran(TaskId(1));
   EXPECT_EQ(sink.take(), (std::vector<std::string>{"unstage T1", "done T1"}));
+  EXPECT_EQ(sink.waiting_again, std::vector<TaskId>{TaskId(1)});  // the last one ended it
   EXPECT_EQ(s.pending(), 0u);
+}
+
+// A device's memory bounds what is staged ahead on it: a quarter at most (the rest keeps
+// chunks for later tasks); a device of which nothing is said has the staging limit alone.
+TEST(Scheduler, AtMostAQuarterOfADevicesMemoryIsStagedAhead) {
+  RecordingSink sink;
+  Scheduler s(sink, 1000, {}, {{DeviceId(0), 400}});
+  s.submit({create(0, 0, 0, 40), create(1, 1, 0, 40), create(2, 2, 0, 40), create(3, 3, 1, 40),
+            create(4, 4, 1, 40), create(5, 5, 1, 40)});
+  for (uint64_t t = 0; t <= 5; ++t) s.on_ran(TaskId(t));
+  sink.take();
+  s.submit({fill(6, 0, 40, {}), fill(7, 1, 40, {}), fill(8, 2, 40, {}), fill(9, 3, 40, {}),
+            fill(10, 4, 40, {}), fill(11, 5, 40, {})});
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"stage T6", "stage T7", "stage T9", "stage T10",
+                                                   "stage T11"}));
+  EXPECT_EQ(s.staged_bytes(DeviceId(0)), 80u);  // T8 would make 120 > 400 / 4
+  s.on_staged(TaskId(6));
+  s.on_ran(TaskId(6));
+  EXPECT_EQ(sink.take(), (std::vector<std::string>{"run T6", "unstage T6", "done T6", "stage T8"}));
 }
 
 TEST(Scheduler, TheStagingLimitHoldsBackWorkButNeverStarvesADevice) {
