@@ -121,6 +121,7 @@ float stencil_reference(int64_t n, int64_t i, int64_t steps) {
 constexpr std::pair<const char*, uint64_t worker::MemoryCounters::*> kCounters[] = {
     {"bytes_copied", &worker::MemoryCounters::bytes_copied},
     {"write_backs_to_host", &worker::MemoryCounters::write_backs_to_host},
+    {"written_back_early", &worker::MemoryCounters::written_back_early},
     {"device_evictions", &worker::MemoryCounters::device_evictions},
     {"host_evictions", &worker::MemoryCounters::host_evictions},
     {"invalidations", &worker::MemoryCounters::invalidations},

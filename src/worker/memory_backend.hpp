@@ -11,7 +11,9 @@
 namespace lightning::worker {
 
 /// Memory and copies for one worker's devices and its host. Every call is synchronous.
-/// Throws lightning::Error (kOutOfMemory, kCuda, ...) on failure; never returns null.
+/// Throws lightning::Error (kOutOfMemory, kCuda, ...) on failure; never returns null. Calls
+/// come from the worker's staging thread, but `copy` from device to host memory also from its
+/// write-back engine, at the same time as the staging thread's calls.
 class MemoryBackend {
  public:
   virtual ~MemoryBackend() = default;

@@ -153,6 +153,9 @@ void MemoryManager::plan_next_use(ChunkId chunk, uint64_t task) {
 
 void MemoryManager::delete_chunk(ChunkId chunk) {
   Chunk& c = chunk_ref(chunk, "delete_chunk");
+  if (writing_back(chunk))
+    throw Error(ErrorKind::kInvalidArgument, "delete_chunk: chunk " + chunk.to_string() +
+                                                 " is being written back; finish that first");
   if (c.locks > 0)
     throw Error(ErrorKind::kInvalidArgument,
                 "delete_chunk: chunk " + chunk.to_string() + " is staged by a task (" +
@@ -425,10 +428,12 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     }
   }
 
-  // Another token writes a chunk we want, or holds one we would write.
+  // Another token writes a chunk we want, or holds one we would write; or it is being written
+  // back.
   for (const Merged& x : merged_) {
     const Chunk& c = chunks_.at(x.chunk);
-    if (c.writers > 0 || (x.write && c.locks > 0)) return StageResult::kRetryLater;
+    if (c.writers > 0 || (x.write && c.locks > 0) || writing_back(x.chunk))
+      return StageResult::kRetryLater;
   }
   if (!feasible()) return StageResult::kRetryLater;
 
@@ -603,6 +608,68 @@ bool MemoryManager::feasible() {
   return true;
 }
 
+std::optional<WriteBack> MemoryManager::start_write_back() {
+  const size_t h = host_index();
+  for (size_t m = 0; m < h; ++m) {
+    Memory& mem = memories_[m];
+    const uint64_t target = mem.pool->capacity() / kCleanShareOfMemory;
+    uint64_t room = mem.pool->capacity() - mem.pool->used();
+    for (const auto& [id, from] : write_backs_)  // clean once written back
+      if (from == m) room += footprint(m, chunks_.at(id));
+    if (room >= target) continue;
+    std::optional<ChunkId> first_dirty;
+    for (const EvictionKey& k : mem.evictable) {
+      const Chunk& c = chunks_.at(k.chunk);
+      if (has_other_valid(c, m)) {
+        room += footprint(m, c);
+        if (room >= target) break;
+      } else if (!first_dirty) {
+        first_dirty = k.chunk;
+      }
+    }
+    if (room >= target || !first_dirty) continue;
+    const ChunkId id = *first_dirty;
+    Chunk& c = chunks_.at(id);
+    if (c.copies.count(h) != 0 || !make_host_room(c.bytes) || !try_allocate(id, c, h))
+      return std::nullopt;  // the host is full: eviction writes to disk, on the staging path
+    // Locked without a token and without a new last use: the copy keeps its place.
+    Copy& dc = c.copies.at(m);
+    mem.evictable.erase(eviction_key(id, c, dc));
+    ++dc.locks;
+    Copy& hc = c.copies.at(h);  // invalid until finish_write_back
+    ++hc.locks;
+    c.locks += 2;
+    write_backs_.emplace(id, m);
+    return WriteBack{id, mem.space, dc.ptr, hc.ptr, c.bytes};
+  }
+  return std::nullopt;
+}
+
+void MemoryManager::finish_write_back(ChunkId chunk, bool ok) {
+  auto it = write_backs_.find(chunk);
+  if (it == write_backs_.end())
+    throw Error(ErrorKind::kInternal,
+                "finish_write_back: no write-back of " + chunk.to_string() + " under way");
+  const size_t m = it->second;
+  const size_t h = host_index();
+  write_backs_.erase(it);
+  Chunk& c = chunks_.at(chunk);
+  Copy& dc = c.copies.at(m);
+  Copy& hc = c.copies.at(h);
+  c.locks -= 2;
+  if (--dc.locks == 0) memories_[m].evictable.insert(eviction_key(chunk, c, dc));
+  --hc.locks;
+  if (!ok) {
+    free_copy(chunk, c, h);
+    return;
+  }
+  hc.valid = true;
+  hc.last_use = dc.last_use;  // as an evicted copy's: old data is the first to go to disk
+  if (hc.locks == 0) memories_[h].evictable.insert(eviction_key(chunk, c, hc));
+  counters_.bytes_copied += c.bytes;
+  ++counters_.written_back_early;
+}
+
 void MemoryManager::unstage(uint64_t token) {
   auto it = tokens_.find(token);
   if (it == tokens_.end())
@@ -623,6 +690,9 @@ bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageReques
   for (uint64_t b : behind)
     if (tokens_.count(b) == 0) return false;
   merge_requests(requests, "stage_in_place");
+  if (!write_backs_.empty())
+    for (const Merged& x : merged_)
+      if (writing_back(x.chunk)) return false;
   for (const Merged& x : merged_) {
     const Chunk& c = chunks_.at(x.chunk);
     if (c.copies.count(x.memory) == 0) return false;
@@ -689,12 +759,17 @@ void MemoryManager::check_invariants() const {
       ++token_locks[{x.chunk, x.memory}];
       if (x.write) ++token_writes[x.chunk];
     }
+  for (const auto& [id, m] : write_backs_) {  // each holds its device and host copies
+    ++token_locks[{id, m}];
+    ++token_locks[{id, host_index()}];
+  }
   uint64_t disk = 0;
   for (const auto& [id, c] : chunks_) {
     uint32_t locks = 0;
     for (const auto& [m, cp] : c.copies) {
       const std::string where = id.to_string() + " on " + memories_[m].space.to_string();
-      if (!cp.valid) fail("invalid copy of " + where);
+      const bool arriving = m == host_index() && writing_back(id);  // valid once finished
+      if (!cp.valid && !arriving) fail("invalid copy of " + where);
       used[m] += footprint(m, c);
       locks += cp.locks;
       auto tl = token_locks.find({id, m});

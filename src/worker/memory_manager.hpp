@@ -65,6 +65,20 @@ struct MemoryCounters {
   uint64_t zero_fills = 0;     ///< copies materialised as zeros (never-written chunks)
   uint64_t invalidations = 0;  ///< copies dropped because a task wrote another copy
   uint64_t fills_skipped = 0;  ///< copies staged without their old bytes (overwritten whole)
+  /// Device copies written back to the host ahead of their eviction (start_write_back), off
+  /// the staging path; counted in bytes_copied, not in write_backs_to_host.
+  uint64_t written_back_early = 0;
+};
+
+/// A device copy to write back to the host ahead of its eviction (MemoryManager::start_write_back):
+/// the caller copies `bytes` from `src` (in `from`) to `dst` (host memory), then calls
+/// MemoryManager::finish_write_back.
+struct WriteBack {
+  ChunkId chunk;
+  MemorySpace from;
+  const void* src = nullptr;
+  void* dst = nullptr;
+  uint64_t bytes = 0;
 };
 
 /// The memory manager of one worker.
@@ -136,6 +150,25 @@ class MemoryManager {
   /// Taken for a chunk not created yet too (its creation may come later); ignored for one
   /// that is gone.
   void plan_next_use(ChunkId chunk, uint64_t task);
+  /// Cleaning ahead of eviction: when the free memory of a device, its unlocked copies that
+  /// can be dropped at no cost (another valid copy exists) and those being written back come
+  /// to less than
+  /// 1/kCleanShareOfMemory of it, picks the first copy in the device's eviction order that is
+  /// its chunk's only one and starts writing it back: its host copy is allocated (making room
+  /// there as eviction does; nothing is started when the host cannot take it), and both copies
+  /// stay locked until finish_write_back. Meanwhile no task can stage the chunk (stage()
+  /// answers kRetryLater, stage_in_place() false) nor can it be deleted. The caller makes the
+  /// copy, on another thread: when the chunk is evicted later, its copy is dropped without a
+  /// copy on the staging path. Nothing when no device needs it.
+  std::optional<WriteBack> start_write_back();
+  /// The copy of a write-back ended: with `ok`, the host copy is valid (so the device copy is
+  /// no longer the only one); else the host copy is dropped.
+  void finish_write_back(ChunkId chunk, bool ok);
+  /// Whether a write-back of the chunk is under way.
+  bool writing_back(ChunkId chunk) const { return write_backs_.count(chunk) != 0; }
+  /// Devices keep at least 1/kCleanShareOfMemory of their memory free or clean
+  /// (start_write_back).
+  static constexpr uint64_t kCleanShareOfMemory = 4;
   /// Unlocks a token's chunks and bumps their LRU time. Throws Error(kInvalidArgument) for a
   /// token that is not staged.
   void unstage(uint64_t token);
@@ -262,6 +295,8 @@ class MemoryManager {
   std::vector<char> relocate_;                ///< per memory (see feasible)
   std::vector<ChunkId> missing_;
   std::vector<uint64_t> offsets_;
+  /// Write-backs under way (start_write_back): chunk -> the device memory written back.
+  std::unordered_map<ChunkId, size_t> write_backs_;
   /// Next uses of chunks not created yet (plan_next_use before create_chunk).
   std::unordered_map<ChunkId, uint64_t> early_next_use_;
   SpillStore spill_;

@@ -16,6 +16,7 @@ StagingThread::StagingThread(const MemoryLimits& limits, MemoryBackend& backend,
       trace_(trace),
       track_(track),
       planned_(planned),
+      backend_(backend),
       memory_(std::make_unique<MemoryManager>(limits, backend)) {
   thread_ = std::thread([this] { loop(); });
 }
@@ -89,6 +90,49 @@ void StagingThread::retry_waiting() {
     it = try_stage(it->second) ? waiting_.erase(it) : std::next(it);
 }
 
+void StagingThread::delete_now(TaskId task, ChunkId chunk) {
+  std::optional<planner::TaskFailure> failure;
+  try {
+    memory_->delete_chunk(chunk);
+  } catch (const std::exception& e) {
+    failure = planner::failure_of(e);
+  }
+  replies_.done(task, std::move(failure));
+  retry_waiting();
+}
+
+void StagingThread::start_write_backs() {
+  while (write_backs_ < kWriteBacksAtOnce) {
+    std::optional<WriteBack> w;
+    try {
+      w = memory_->start_write_back();
+    } catch (const std::exception&) {
+      return;  // cleaning is an optimisation: eviction on the staging path does it otherwise
+    }
+    if (!w) return;
+    if (!write_back_engine_) write_back_engine_ = std::make_unique<Engine>("write-back");
+    ++write_backs_;
+    write_back_engine_->execute(
+        [this, w = *w] { backend_.copy(w.dst, MemorySpace::host(), w.src, w.from, w.bytes); },
+        [this, chunk = w->chunk](std::exception_ptr error, OpSpan) {
+          ops_.push({{}, WriteBackDoneOp{chunk, error == nullptr}});
+        });
+  }
+}
+
+void StagingThread::write_back_done(const WriteBackDoneOp& done) {
+  --write_backs_;
+  memory_->finish_write_back(done.chunk, done.ok);
+  for (size_t i = 0; i < deferred_deletes_.size(); ++i) {
+    if (deferred_deletes_[i].chunk != done.chunk) continue;
+    const DeleteOp d = deferred_deletes_[i];
+    deferred_deletes_.erase(deferred_deletes_.begin() + static_cast<std::ptrdiff_t>(i));
+    delete_now(d.task, d.chunk);
+    return;
+  }
+  retry_waiting();  // a staging may have waited for the chunk
+}
+
 void StagingThread::loop() {
   name_current_thread("staging");
   // Runs `f`, answering `task` with what it threw.
@@ -102,12 +146,23 @@ void StagingThread::loop() {
     replies_.done(task, std::move(failure));
   };
   RingQueue<Message> popped;  // reused: draining the queue allocates nothing
+  // Stops once the write-backs under way are done (their copies write the manager's memory).
+  auto stop = [&] {
+    while (write_backs_ > 0) {
+      ops_.pop_all(popped);
+      for (size_t i = 0; i < popped.size(); ++i)
+        if (auto* done = std::get_if<WriteBackDoneOp>(&popped[i].op)) {
+          --write_backs_;
+          memory_->finish_write_back(done->chunk, done->ok);
+        }
+    }
+  };
   for (;;) {
     ops_.pop_all(popped);
     for (size_t i = 0; i < popped.size(); ++i) {
       for (const NextUse& u : popped[i].next_uses) memory_->plan_next_use(u.chunk, u.task);
       Op& op = popped[i].op;
-      if (std::holds_alternative<StopOp>(op)) return;
+      if (std::holds_alternative<StopOp>(op)) return stop();
       std::visit(Overloaded{
                      [&](StageOp& s) {
                        if (!try_stage(s)) waiting_.emplace(s.task, std::move(s));
@@ -132,9 +187,12 @@ void StagingThread::loop() {
                        answer(c.task, [&] { memory_->create_chunk(c.chunk, c.bytes, c.phase); });
                      },
                      [&](DeleteOp& d) {
-                       answer(d.task, [&] { memory_->delete_chunk(d.chunk); });
-                       retry_waiting();
+                       if (memory_->writing_back(d.chunk))
+                         deferred_deletes_.push_back(d);
+                       else
+                         delete_now(d.task, d.chunk);
                      },
+                     [&](WriteBackDoneOp& done) { write_back_done(done); },
                      [&](ReportOp& r) {
                        MemoryReport report;
                        for (DeviceId d : devices_)
@@ -149,6 +207,7 @@ void StagingThread::loop() {
                  },
                  op);
     }
+    start_write_backs();
   }
 }
 

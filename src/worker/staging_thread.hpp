@@ -15,6 +15,7 @@
 #include "core/ids.hpp"
 #include "core/message_queue.hpp"
 #include "planner/task_failure.hpp"
+#include "worker/engine.hpp"
 #include "worker/memory_manager.hpp"
 #include "worker/planned_uses.hpp"
 #include "worker/trace_writer.hpp"
@@ -35,6 +36,13 @@ struct MemoryReport {
 /// them. Staging that must wait for space waits here, oldest task first, and is retried
 /// whenever space may have been freed. Every request is answered through `Replies`, from this
 /// thread.
+///
+/// When a device runs short of memory that is free or clean (MemoryManager::start_write_back),
+/// it writes dirty copies back to the host ahead of their eviction on a thread of its own
+/// (the "write-back" engine, at most kWriteBacksAtOnce at a time), while this thread goes on
+/// staging: on a GPU the copies to the host then overlap those to the device (they go on
+/// streams of their own), and evictions on the staging path drop clean copies instead of
+/// copying them. A chunk being written back waits to be staged or deleted until it is done.
 class StagingThread {
  public:
   /// How requests are answered (each called on the staging thread).
@@ -73,6 +81,9 @@ class StagingThread {
   /// Blocks until the staging thread answers. May be called from any thread.
   MemoryReport report();
 
+  /// Write-backs ahead of eviction under way at most.
+  static constexpr int kWriteBacksAtOnce = 2;
+
  private:
   struct StageOp {
     TaskId task;
@@ -99,8 +110,13 @@ class StagingThread {
   struct ReportOp {
     std::function<void(MemoryReport)> reply;
   };
+  struct WriteBackDoneOp {  // from the write-back engine
+    ChunkId chunk;
+    bool ok = false;
+  };
   struct StopOp {};
-  using Op = std::variant<StageOp, StageInPlaceOp, UnstageOp, CreateOp, DeleteOp, ReportOp, StopOp>;
+  using Op = std::variant<StageOp, StageInPlaceOp, UnstageOp, CreateOp, DeleteOp, ReportOp,
+                          WriteBackDoneOp, StopOp>;
   /// A request, with the next uses that changed before it was made (applied first).
   struct Message {
     std::vector<NextUse> next_uses;
@@ -115,6 +131,11 @@ class StagingThread {
   /// Where the staged chunks of `requests` are, in request order.
   std::vector<void*> pointers_of(const std::vector<StageRequest>& requests) const;
   void retry_waiting();
+  /// Deletes the chunk, answering `task` (the chunk must not be being written back).
+  void delete_now(TaskId task, ChunkId chunk);
+  /// Starts the write-backs the memory manager asks for, up to kWriteBacksAtOnce.
+  void start_write_backs();
+  void write_back_done(const WriteBackDoneOp& done);
 
   std::vector<DeviceId> devices_;
   Replies replies_;
@@ -122,9 +143,13 @@ class StagingThread {
   int track_;
   PlannedUses* planned_;  // the requesting thread's
   MessageQueue<Message> ops_;
+  MemoryBackend& backend_;
   // Owned by the staging thread.
   std::unique_ptr<MemoryManager> memory_;
-  std::map<TaskId, StageOp> waiting_;  // staging that must wait for space, oldest first
+  std::map<TaskId, StageOp> waiting_;          // staging that must wait for space, oldest first
+  std::vector<DeleteOp> deferred_deletes_;     // of chunks being written back
+  int write_backs_ = 0;                        // under way
+  std::unique_ptr<Engine> write_back_engine_;  // made at the first write-back
   std::thread thread_;
 };
 

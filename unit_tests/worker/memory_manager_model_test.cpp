@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -46,6 +47,8 @@ void run_model(uint64_t seed) {
 
     std::map<uint64_t, std::vector<unsigned char>> shadow;  // chunk -> contents
     std::map<uint64_t, Active> active;                      // token -> what it holds
+    std::map<uint64_t, WriteBack> writing;                  // chunk -> its write-back
+    int written_back = 0;
     uint64_t next_chunk = 0, next_token = 1, version = 1;
     int staged = 0, retried = 0, oom = 0;
 
@@ -84,7 +87,7 @@ void run_model(uint64_t seed) {
         shadow[next_chunk++] = std::vector<unsigned char>(bytes, 0);
       } else if (op < 15) {  // delete an unlocked chunk
         auto it = std::next(shadow.begin(), static_cast<long>(pick(shadow.size())));
-        bool locked = false;
+        bool locked = writing.count(it->first) != 0;
         for (const auto& [t, a] : active)
           for (const auto& r : a.requests) locked |= r.chunk.value() == it->first;
         if (locked) {
@@ -92,6 +95,21 @@ void run_model(uint64_t seed) {
         } else {
           mm.delete_chunk(ChunkId(it->first));
           shadow.erase(it);
+        }
+      } else if (op < 19) {  // write back ahead of eviction, or finish one (its copy now)
+        if (!writing.empty() && pick(2) == 0) {
+          auto it = std::next(writing.begin(), static_cast<long>(pick(writing.size())));
+          const WriteBack w = it->second;
+          const std::vector<unsigned char>& want = shadow.at(w.chunk.value());
+          ASSERT_EQ(std::memcmp(w.src, want.data(), want.size()), 0)
+              << "C" << w.chunk.value() << " changed while written back";
+          const bool ok = pick(5) != 0;
+          if (ok) backend.copy(w.dst, host(), w.src, w.from, w.bytes);
+          mm.finish_write_back(w.chunk, ok);
+          writing.erase(it);
+        } else if (std::optional<WriteBack> w = mm.start_write_back()) {
+          ASSERT_TRUE(writing.emplace(w->chunk.value(), *w).second) << "written back twice";
+          ++written_back;
         }
       } else if (op < 22) {  // a planned use, of an existing chunk or one to come
         const uint64_t chunk = pick(next_chunk + 2);
@@ -113,7 +131,7 @@ void run_model(uint64_t seed) {
           for (const auto& o : reqs)
             if (o.chunk == r.chunk && o.where != r.where) r.will_write = false;
         const bool fits = capacity_ok(reqs);
-        const bool idle = active.empty();
+        const bool idle = active.empty() && writing.empty();
         const uint64_t token = next_token++;
         auto snapshot = [&] {
           std::vector<uint64_t> v;
@@ -185,6 +203,10 @@ void run_model(uint64_t seed) {
     }
     // Drain, then read every chunk back on every memory.
     for (const auto& [token, a] : active) mm.unstage(token);
+    for (const auto& [c, w] : writing) {
+      backend.copy(w.dst, host(), w.src, w.from, w.bytes);
+      mm.finish_write_back(w.chunk, true);
+    }
     for (const auto& [c, bytes] : shadow) {
       for (int m = -1; m < devices; ++m) {
         const std::vector<StageRequest> reqs = {read(c, space_of(m))};
@@ -204,8 +226,9 @@ void run_model(uint64_t seed) {
     EXPECT_GT(staged, 0);
     if (std::getenv("LIGHTNING_MODEL_STATS"))
       std::printf(
-          "seed %llu: %d staged, %d retried, %d out of memory, %llu evictions, %llu disk reads\n",
-          static_cast<unsigned long long>(seed), staged, retried, oom,
+          "seed %llu: %d staged, %d retried, %d out of memory, %d written back early, %llu "
+          "evictions, %llu disk reads\n",
+          static_cast<unsigned long long>(seed), staged, retried, oom, written_back,
           static_cast<unsigned long long>(mm.counters().device_evictions +
                                           mm.counters().host_evictions),
           static_cast<unsigned long long>(mm.counters().disk_reads));

@@ -180,6 +180,50 @@ TEST_F(MemoryManagerTest, EvictsWhatIsUsedLastFirst) {
   m.check_invariants();
 }
 
+// Writing back ahead of eviction: the first dirty copy in eviction order, once the device's
+// free and clean memory is under a quarter of it; the chunk waits meanwhile, and its later
+// eviction copies nothing.
+TEST_F(MemoryManagerTest, WritesBackAheadOfEvictionWhenShortOfCleanMemory) {
+  auto& m = make(1, 4 * KiB, std::nullopt);
+  for (uint64_t c = 1; c <= 5; ++c) m.create_chunk(ChunkId(c), 1 * KiB);
+  for (uint64_t c = 1; c <= 3; ++c) write_chunk(c, dev(0), c);
+  EXPECT_FALSE(m.start_write_back());  // a quarter is free
+  write_chunk(4, dev(0), 4);
+  std::optional<WriteBack> w = m.start_write_back();
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->chunk, ChunkId(1));  // the least recently used (no plans)
+  EXPECT_EQ(w->from, dev(0));
+  EXPECT_EQ(w->bytes, 1 * KiB);
+  EXPECT_TRUE(m.writing_back(ChunkId(1)));
+  EXPECT_TRUE(m.is_locked(ChunkId(1), dev(0)));
+  m.check_invariants();
+  EXPECT_FALSE(m.start_write_back());  // C1, clean once written back, makes the quarter
+  // While it is written back the chunk can be neither staged nor deleted.
+  EXPECT_EQ(m.stage(next_token, {read(1, dev(0))}), StageResult::kRetryLater);
+  EXPECT_FALSE(m.stage_in_place(next_token, {read(1, dev(0))}, {}));
+  expect_error([&] { m.delete_chunk(ChunkId(1)); }, ErrorKind::kInvalidArgument);
+  backend.copy(w->dst, host(), w->src, w->from, w->bytes);
+  m.finish_write_back(ChunkId(1), true);
+  EXPECT_FALSE(m.writing_back(ChunkId(1)));
+  EXPECT_TRUE(m.has_copy(ChunkId(1), host()));
+  EXPECT_EQ(m.counters().written_back_early, 1u);
+  m.check_invariants();
+  EXPECT_FALSE(m.start_write_back());  // C1 is clean: a quarter can be had for nothing
+  write_chunk(5, dev(0), 5);           // evicts C1 by dropping it
+  EXPECT_FALSE(m.has_copy(ChunkId(1), dev(0)));
+  EXPECT_EQ(m.counters().write_backs_to_host, 0u);
+  expect_chunk(1, host(), 1);
+  // A write-back whose copy failed leaves the device copy the only one, intact.
+  w = m.start_write_back();
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->chunk, ChunkId(2));
+  m.finish_write_back(ChunkId(2), false);
+  EXPECT_FALSE(m.has_copy(ChunkId(2), host()));
+  m.check_invariants();
+  expect_chunk(2, dev(0), 2);
+  expect_error([&] { m.finish_write_back(ChunkId(2), true); }, ErrorKind::kInternal);
+}
+
 TEST_F(MemoryManagerTest, WithoutHostRoomDeviceEvictsStraightToDisk) {
   auto& m = make(1, 2 * KiB, 0);
   m.create_chunk(ChunkId(1), 2 * KiB);

@@ -99,6 +99,96 @@ TEST(StagingThread, StagingThatMustWaitForSpaceIsRetriedOldestFirstWhenSpaceIsFr
   EXPECT_EQ(answers.wait(6).back(), "staged T12");
 }
 
+// Host memory whose copies from a device to the host wait at a gate while it is closed (the
+// write-back engine's copies: the staging thread's own go to the device in these tests).
+class GatedBackend final : public MemoryBackend {
+ public:
+  void* allocate_device_pool(DeviceId d, uint64_t bytes) override {
+    return host_.allocate_device_pool(d, bytes);
+  }
+  void free_device_pool(DeviceId d, void* pool) override { host_.free_device_pool(d, pool); }
+  void* allocate_host(uint64_t bytes) override { return host_.allocate_host(bytes); }
+  void free_host(void* p) override { host_.free_host(p); }
+  void fill_zero(void* dst, MemorySpace space, uint64_t bytes) override {
+    host_.fill_zero(dst, space, bytes);
+  }
+  void copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src_space,
+            uint64_t bytes) override {
+    if (src_space.is_device() && !dst_space.is_device()) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ++waiting_;
+      changed_.notify_all();
+      changed_.wait(lock, [&] { return open_; });
+      --waiting_;
+    }
+    host_.copy(dst, dst_space, src, src_space, bytes);
+  }
+  // Waits (at most 10 s) until a copy waits at the gate.
+  bool wait_for_a_copy() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(10), [&] { return waiting_ > 0; });
+  }
+  void open() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  host::HostMemoryBackend host_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int waiting_ = 0;
+  bool open_ = false;
+};
+
+// A full device of dirty chunks is written back ahead of eviction, on a thread of its own:
+// staging goes on meanwhile, while the chunk written back waits, and so does its deletion.
+TEST(StagingThread, WritesBackOnAThreadOfItsOwnWhileStagingGoesOn) {
+  GatedBackend backend;
+  Answers answers;
+  {
+    StagingThread staging(one_device(4 * MemoryPool::kAlignment), backend, {DeviceId(0)},
+                          answers.replies());
+    for (uint64_t c = 1; c <= 4; ++c) {
+      staging.create(TaskId(c), ChunkId(c), MemoryPool::kAlignment, 0);
+      staging.stage(TaskId(10 + c), {{ChunkId(c), kDevice, true, false}});
+      staging.unstage(TaskId(10 + c));
+    }
+    ASSERT_TRUE(backend.wait_for_a_copy());  // C1 (least recently used) is being written back
+    staging.stage(TaskId(20), {{ChunkId(2), kDevice, false, false}});
+    staging.stage(TaskId(21), {{ChunkId(1), kDevice, false, false}});
+    staging.remove(TaskId(22), ChunkId(3));
+    std::vector<std::string> log = answers.wait(10);
+    ASSERT_EQ(log.size(), 10u);
+    EXPECT_EQ(std::vector<std::string>(log.begin() + 8, log.end()),
+              (std::vector<std::string>{"staged T20", "done T22"}));
+    EXPECT_EQ(staging.report().counters.written_back_early, 0u);
+    backend.open();
+    EXPECT_EQ(answers.wait(11).back(), "staged T21");
+    EXPECT_EQ(staging.report().counters.written_back_early, 1u);
+    staging.unstage(TaskId(20));
+    staging.unstage(TaskId(21));
+  }
+  // A deletion waits for the write-back of its chunk; so does the thread's end.
+  GatedBackend gated;
+  Answers more;
+  StagingThread staging(one_device(4 * MemoryPool::kAlignment), gated, {DeviceId(0)},
+                        more.replies());
+  for (uint64_t c = 1; c <= 4; ++c) {
+    staging.create(TaskId(c), ChunkId(c), MemoryPool::kAlignment, 0);
+    staging.stage(TaskId(10 + c), {{ChunkId(c), kDevice, true, false}});
+    staging.unstage(TaskId(10 + c));
+  }
+  ASSERT_TRUE(gated.wait_for_a_copy());
+  staging.remove(TaskId(30), ChunkId(1));
+  EXPECT_EQ(staging.report().chunks, 4u);  // not yet
+  EXPECT_EQ(more.wait(8).size(), 8u);
+  gated.open();
+  EXPECT_EQ(more.wait(9).back(), "done T30");
+  EXPECT_EQ(staging.report().chunks, 3u);
+}
+
 // Staging in place is answered at once, in request order: behind a task staged before it,
 // or refused (never kept waiting for space) when a task it runs behind is not staged.
 TEST(StagingThread, StagingInPlaceIsAnsweredAtOnceInOrder) {

@@ -13,8 +13,8 @@ CudaMemoryBackend::CudaMemoryBackend(std::unordered_map<DeviceId, const GpuConte
     : gpus_(std::move(gpus)), pinned_(pinned) {}
 
 CudaMemoryBackend::~CudaMemoryBackend() {
-  for (auto& [device, s] : streams_) {
-    const GpuContext& g = gpu(device);
+  for (auto& [key, s] : streams_) {
+    const GpuContext& g = gpu(key.first);
     if (g.api().cuCtxSetCurrent(g.context()) == CUDA_SUCCESS) g.api().cuStreamDestroy(s);
   }
 }
@@ -26,14 +26,15 @@ const GpuContext& CudaMemoryBackend::gpu(DeviceId device) const {
   return *it->second;
 }
 
-CUstream CudaMemoryBackend::stream(DeviceId device) {
+CUstream CudaMemoryBackend::stream(DeviceId device, bool to_host) {
   const GpuContext& g = gpu(device);
   g.make_current();
-  auto it = streams_.find(device);
+  std::lock_guard<std::mutex> lock(streams_mutex_);
+  auto it = streams_.find({device, to_host});
   if (it != streams_.end()) return it->second;
   CUstream s = nullptr;
   g.api().check(g.api().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  streams_[device] = s;
+  streams_[{device, to_host}] = s;
   return s;
 }
 
@@ -79,7 +80,7 @@ void CudaMemoryBackend::copy(void* dst, worker::MemorySpace dst_space, const voi
   }
   // Unified addressing: the driver tells host from device pointers, and copies between GPUs.
   const DeviceId on = src_space.is_device() ? src_space.device : dst_space.device;
-  const CUstream s = stream(on);
+  const CUstream s = stream(on, !dst_space.is_device());
   const DriverApi& api = gpu(on).api();
   const std::string what = "while copying " + format_size(bytes) + " from " +
                            src_space.to_string() + " to " + dst_space.to_string();
@@ -95,7 +96,7 @@ void CudaMemoryBackend::fill_zero(void* dst, worker::MemorySpace space, uint64_t
     std::memset(dst, 0, bytes);
     return;
   }
-  const CUstream s = stream(space.device);
+  const CUstream s = stream(space.device, false);
   const DriverApi& api = gpu(space.device).api();
   api.check(api.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(dst), 0, bytes, s),
             "cuMemsetD8Async");

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <unordered_map>
 
 #include "backend/cuda/gpu_context.hpp"
@@ -13,9 +15,11 @@
 namespace lightning::cuda {
 
 /// The memory of a worker's GPUs. Every call makes the context of the GPU concerned current
-/// on the calling thread (the worker's staging thread) and returns when the work is done:
-/// copies run on a stream of their own per GPU (non-blocking, so they never wait for the
-/// compute and copy streams of the devices), followed by a stream synchronisation.
+/// on the calling thread and returns when the work is done: copies run on streams of their
+/// own per GPU (non-blocking, so they never wait for the compute and copy streams of the
+/// devices), followed by a stream synchronisation. Copies to the host and copies to a GPU go
+/// on two streams, so that a write-back (on the staging thread's write-back engine) overlaps
+/// the staging thread's copies to the GPU: `copy` may be called from two threads at once.
 class CudaMemoryBackend final : public worker::MemoryBackend {
  public:
   /// `gpus` maps each device of the worker to its GPU's context; contexts and `pinned` must
@@ -36,10 +40,12 @@ class CudaMemoryBackend final : public worker::MemoryBackend {
 
  private:
   const GpuContext& gpu(DeviceId device) const;
-  CUstream stream(DeviceId device);
+  /// The stream for copies on `device` towards the host (`to_host`) or towards a GPU.
+  CUstream stream(DeviceId device, bool to_host);
 
   std::unordered_map<DeviceId, const GpuContext*> gpus_;
-  std::unordered_map<DeviceId, CUstream> streams_;  // created on first use
+  std::mutex streams_mutex_;
+  std::map<std::pair<DeviceId, bool>, CUstream> streams_;  // created on first use
   PinnedHostPool& pinned_;
   std::atomic<int64_t> live_pools_{0};
 };
