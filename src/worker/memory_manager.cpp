@@ -616,18 +616,19 @@ std::optional<WriteBack> MemoryManager::start_write_back() {
     uint64_t room = mem.pool->capacity() - mem.pool->used();
     for (const auto& [id, from] : write_backs_)  // clean once written back
       if (from == m) room += footprint(m, chunks_.at(id));
-    if (room >= target) continue;
+    // The copies evicted next, up to the target, should cost nothing to evict: the first of
+    // them that is its chunk's only copy is written back.
     std::optional<ChunkId> first_dirty;
     for (const EvictionKey& k : mem.evictable) {
+      if (room >= target) break;
       const Chunk& c = chunks_.at(k.chunk);
-      if (has_other_valid(c, m)) {
-        room += footprint(m, c);
-        if (room >= target) break;
-      } else if (!first_dirty) {
+      if (!has_other_valid(c, m)) {
         first_dirty = k.chunk;
+        break;
       }
+      room += footprint(m, c);
     }
-    if (room >= target || !first_dirty) continue;
+    if (!first_dirty) continue;
     const ChunkId id = *first_dirty;
     Chunk& c = chunks_.at(id);
     if (c.copies.count(h) != 0 || !make_host_room(c.bytes) || !try_allocate(id, c, h))

@@ -150,11 +150,10 @@ class MemoryManager {
   /// Taken for a chunk not created yet too (its creation may come later); ignored for one
   /// that is gone.
   void plan_next_use(ChunkId chunk, uint64_t task);
-  /// Cleaning ahead of eviction: when the free memory of a device, its unlocked copies that
-  /// can be dropped at no cost (another valid copy exists) and those being written back come
-  /// to less than
-  /// 1/kCleanShareOfMemory of it, picks the first copy in the device's eviction order that is
-  /// its chunk's only one and starts writing it back: its host copy is allocated (making room
+  /// Cleaning ahead of eviction: what a device would evict to have 1/kCleanShareOfMemory of
+  /// its memory free (beyond its free memory and the copies being written back) should cost no
+  /// copy. The first copy among those, in eviction order, that is its chunk's only one is
+  /// written back: its host copy is allocated (making room
   /// there as eviction does; nothing is started when the host cannot take it), and both copies
   /// stay locked until finish_write_back. Meanwhile no task can stage the chunk (stage()
   /// answers kRetryLater, stage_in_place() false) nor can it be deleted. The caller makes the
