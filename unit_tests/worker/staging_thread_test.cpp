@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/host/host_memory_backend.hpp"
@@ -142,19 +144,26 @@ class GatedBackend final : public MemoryBackend {
   bool open_ = false;
 };
 
+// Fills a device of four chunks with dirty ones (tasks 1-4 create, 11-14 stage and unstage):
+// the first is written back at once.
+void fill_four_chunks(StagingThread& staging) {
+  for (uint64_t c = 1; c <= 4; ++c) {
+    staging.create(TaskId(c), ChunkId(c), MemoryPool::kAlignment, 0);
+    staging.stage(TaskId(10 + c), {{ChunkId(c), kDevice, true, false}});
+    staging.unstage(TaskId(10 + c));
+  }
+}
+
 // A full device of dirty chunks is written back ahead of eviction, on a thread of its own:
-// staging goes on meanwhile, while the chunk written back waits, and so does its deletion.
+// staging goes on meanwhile, while the chunk written back waits, and so do its deletion and
+// the thread's end.
 TEST(StagingThread, WritesBackOnAThreadOfItsOwnWhileStagingGoesOn) {
-  GatedBackend backend;
-  Answers answers;
   {
+    GatedBackend backend;
+    Answers answers;
     StagingThread staging(one_device(4 * MemoryPool::kAlignment), backend, {DeviceId(0)},
                           answers.replies());
-    for (uint64_t c = 1; c <= 4; ++c) {
-      staging.create(TaskId(c), ChunkId(c), MemoryPool::kAlignment, 0);
-      staging.stage(TaskId(10 + c), {{ChunkId(c), kDevice, true, false}});
-      staging.unstage(TaskId(10 + c));
-    }
+    fill_four_chunks(staging);
     ASSERT_TRUE(backend.wait_for_a_copy());  // C1 (least recently used) is being written back
     staging.stage(TaskId(20), {{ChunkId(2), kDevice, false, false}});
     staging.stage(TaskId(21), {{ChunkId(1), kDevice, false, false}});
@@ -170,23 +179,37 @@ TEST(StagingThread, WritesBackOnAThreadOfItsOwnWhileStagingGoesOn) {
     staging.unstage(TaskId(20));
     staging.unstage(TaskId(21));
   }
-  // A deletion waits for the write-back of its chunk; so does the thread's end.
-  GatedBackend gated;
-  Answers more;
-  StagingThread staging(one_device(4 * MemoryPool::kAlignment), gated, {DeviceId(0)},
-                        more.replies());
-  for (uint64_t c = 1; c <= 4; ++c) {
-    staging.create(TaskId(c), ChunkId(c), MemoryPool::kAlignment, 0);
-    staging.stage(TaskId(10 + c), {{ChunkId(c), kDevice, true, false}});
-    staging.unstage(TaskId(10 + c));
+  {
+    GatedBackend backend;
+    Answers answers;
+    StagingThread staging(one_device(4 * MemoryPool::kAlignment), backend, {DeviceId(0)},
+                          answers.replies());
+    fill_four_chunks(staging);
+    ASSERT_TRUE(backend.wait_for_a_copy());
+    staging.remove(TaskId(30), ChunkId(1));
+    EXPECT_EQ(staging.report().chunks, 4u);  // not yet
+    EXPECT_EQ(answers.wait(8).size(), 8u);
+    backend.open();
+    EXPECT_EQ(answers.wait(9).back(), "done T30");
+    EXPECT_EQ(staging.report().chunks, 3u);
   }
-  ASSERT_TRUE(gated.wait_for_a_copy());
-  staging.remove(TaskId(30), ChunkId(1));
-  EXPECT_EQ(staging.report().chunks, 4u);  // not yet
-  EXPECT_EQ(more.wait(8).size(), 8u);
-  gated.open();
-  EXPECT_EQ(more.wait(9).back(), "done T30");
-  EXPECT_EQ(staging.report().chunks, 3u);
+  GatedBackend backend;
+  Answers answers;
+  std::atomic<bool> opened{false};
+  std::thread opener;
+  {
+    StagingThread staging(one_device(4 * MemoryPool::kAlignment), backend, {DeviceId(0)},
+                          answers.replies());
+    fill_four_chunks(staging);
+    ASSERT_TRUE(backend.wait_for_a_copy());
+    opener = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      opened = true;
+      backend.open();
+    });
+  }  // the copy writes the manager's host memory: its end waits for it
+  EXPECT_TRUE(opened);
+  opener.join();
 }
 
 // Staging in place is answered at once, in request order: behind a task staged before it,
