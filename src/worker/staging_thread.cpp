@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 
+#include "core/log.hpp"
 #include "core/overloaded.hpp"
 #include "worker/thread_pool.hpp"
 
@@ -102,7 +103,7 @@ void StagingThread::delete_now(TaskId task, ChunkId chunk) {
 }
 
 void StagingThread::start_write_backs() {
-  while (write_backs_ < kWriteBacksAtOnce) {
+  while (write_backs_ < kWriteBacksAtOnce && !write_back_failed_) {
     std::optional<WriteBack> w;
     try {
       w = memory_->start_write_back();
@@ -115,14 +116,31 @@ void StagingThread::start_write_backs() {
     write_back_engine_->execute(
         [this, w = *w] { backend_.copy(w.dst, MemorySpace::host(), w.src, w.from, w.bytes); },
         [this, chunk = w->chunk](std::exception_ptr error, OpSpan) {
-          ops_.push({{}, WriteBackDoneOp{chunk, error == nullptr}});
+          ops_.push({{}, WriteBackDoneOp{chunk, std::move(error)}});
         });
   }
 }
 
 void StagingThread::write_back_done(const WriteBackDoneOp& done) {
   --write_backs_;
-  memory_->finish_write_back(done.chunk, done.ok);
+  memory_->finish_write_back(done.chunk, done.error == nullptr);
+  if (done.error) {
+    // Nothing is lost (the device copy stays the only one), but a failing copy to the host
+    // says something of the device: no more write-backs ahead (evictions on the staging path
+    // then fail the tasks that need them, with the error).
+    write_back_failed_ = true;
+    std::string what = "an unknown error";
+    try {
+      std::rethrow_exception(done.error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    log().warn(
+        "writing chunk {} back to the host ahead of its eviction failed, so no more chunks are "
+        "written back ahead: {}",
+        done.chunk.to_string(), what);
+  }
   for (size_t i = 0; i < deferred_deletes_.size(); ++i) {
     if (deferred_deletes_[i].chunk != done.chunk) continue;
     const DeleteOp d = deferred_deletes_[i];
@@ -153,7 +171,7 @@ void StagingThread::loop() {
       for (size_t i = 0; i < popped.size(); ++i)
         if (auto* done = std::get_if<WriteBackDoneOp>(&popped[i].op)) {
           --write_backs_;
-          memory_->finish_write_back(done->chunk, done->ok);
+          memory_->finish_write_back(done->chunk, done->error == nullptr);
         }
     }
   };

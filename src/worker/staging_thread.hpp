@@ -112,7 +112,7 @@ class StagingThread {
   };
   struct WriteBackDoneOp {  // from the write-back engine
     ChunkId chunk;
-    bool ok = false;
+    std::exception_ptr error;  ///< null: written back
   };
   struct StopOp {};
   using Op = std::variant<StageOp, StageInPlaceOp, UnstageOp, CreateOp, DeleteOp, ReportOp,
@@ -149,6 +149,7 @@ class StagingThread {
   std::map<TaskId, StageOp> waiting_;          // staging that must wait for space, oldest first
   std::vector<DeleteOp> deferred_deletes_;     // of chunks being written back
   int write_backs_ = 0;                        // under way
+  bool write_back_failed_ = false;             // once one failed, no more are started
   std::unique_ptr<Engine> write_back_engine_;  // made at the first write-back
   std::thread thread_;
 };

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/host/host_memory_backend.hpp"
+#include "core/error.hpp"
 #include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "worker/kernel_run_binding.hpp"
@@ -122,6 +123,7 @@ class GatedBackend final : public MemoryBackend {
       changed_.notify_all();
       changed_.wait(lock, [&] { return open_; });
       --waiting_;
+      if (failing_) throw Error(ErrorKind::kCuda, "the copy failed");
     }
     host_.copy(dst, dst_space, src, src_space, bytes);
   }
@@ -130,9 +132,11 @@ class GatedBackend final : public MemoryBackend {
     std::unique_lock<std::mutex> lock(mutex_);
     return changed_.wait_for(lock, std::chrono::seconds(10), [&] { return waiting_ > 0; });
   }
-  void open() {
+  // Lets the copies through, or makes them fail from now on (`failing`).
+  void open(bool failing = false) {
     std::lock_guard<std::mutex> lock(mutex_);
     open_ = true;
+    failing_ = failing;
     changed_.notify_all();
   }
 
@@ -142,6 +146,7 @@ class GatedBackend final : public MemoryBackend {
   std::condition_variable changed_;
   int waiting_ = 0;
   bool open_ = false;
+  bool failing_ = false;
 };
 
 // Fills a device of four chunks with dirty ones (tasks 1-4 create, 11-14 stage and unstage):
@@ -192,6 +197,21 @@ TEST(StagingThread, WritesBackOnAThreadOfItsOwnWhileStagingGoesOn) {
     backend.open();
     EXPECT_EQ(answers.wait(9).back(), "done T30");
     EXPECT_EQ(staging.report().chunks, 3u);
+  }
+  {  // a failed write-back loses nothing: the device copy stays the only one
+    GatedBackend backend;
+    Answers answers;
+    StagingThread staging(one_device(4 * MemoryPool::kAlignment), backend, {DeviceId(0)},
+                          answers.replies());
+    fill_four_chunks(staging);
+    ASSERT_TRUE(backend.wait_for_a_copy());
+    backend.open(/*failing=*/true);
+    staging.stage(TaskId(40), {{ChunkId(1), kDevice, false, false}});
+    EXPECT_EQ(answers.wait(9).back(), "staged T40");
+    const MemoryReport report = staging.report();
+    EXPECT_EQ(report.counters.written_back_early, 0u);
+    EXPECT_EQ(report.host_bytes, 0u);
+    staging.unstage(TaskId(40));
   }
   GatedBackend backend;
   Answers answers;
