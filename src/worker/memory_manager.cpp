@@ -646,6 +646,14 @@ std::optional<WriteBack> MemoryManager::start_write_back() {
   return std::nullopt;
 }
 
+bool MemoryManager::wants_next_uses() const {
+  for (size_t m = 0; m < host_index(); ++m) {
+    const MemoryPool& pool = *memories_[m].pool;
+    if (pool.used() > pool.capacity() / kPlansFromShareOfMemory) return true;
+  }
+  return false;
+}
+
 void MemoryManager::finish_write_back(ChunkId chunk, bool ok) {
   auto it = write_backs_.find(chunk);
   if (it == write_backs_.end())

@@ -168,6 +168,10 @@ class MemoryManager {
   /// Devices keep at least 1/kCleanShareOfMemory of their memory free or clean
   /// (start_write_back).
   static constexpr uint64_t kCleanShareOfMemory = 4;
+  /// Whether eviction may soon need the next uses: some device's memory is more than
+  /// 1/kPlansFromShareOfMemory used. Below that the staging thread does not ask for them.
+  bool wants_next_uses() const;
+  static constexpr uint64_t kPlansFromShareOfMemory = 2;
   /// Unlocks a token's chunks and bumps their LRU time. Throws Error(kInvalidArgument) for a
   /// token that is not staged.
   void unstage(uint64_t token);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/ids.hpp"
+#include "core/reused_nodes.hpp"
 #include "core/ring_queue.hpp"
 #include "worker/next_use.hpp"
 
@@ -17,8 +18,9 @@ namespace lightning::worker {
 /// scheduler thread sends the staging thread with its next request).
 ///
 /// Tasks are added in plan order (growing ids) and usually end in it too; one that ends
-/// before the tasks planned ahead of it is remembered until they have ended. Single-threaded:
-/// owned by the worker's scheduler thread.
+/// before the tasks planned ahead of it is marked until they have ended (each call costs a
+/// hash lookup and at most a binary search). Single-threaded: owned by the worker's scheduler
+/// thread.
 class PlannedUses {
  public:
   /// `task` will use `chunk`. Tasks come in growing id order (plan order); a task added again
@@ -27,8 +29,10 @@ class PlannedUses {
   /// `task` has ended (or holds its chunks now): it no longer counts as a future use of
   /// `chunk`. Ending a use not added, or twice, changes nothing.
   void end(TaskId task, ChunkId chunk);
-  /// The chunk is gone: forgets it. Its next use becomes kNoPlannedUse (a change, so that a
-  /// next use already reported is withdrawn) and its entry goes at the next take_changes().
+  /// The chunk is gone: forgets it. Its next use becomes kNoPlannedUse; when one was reported,
+  /// that is a change (the withdrawal) and the entry goes at the next take_changes(), else at
+  /// once. So entries are bounded by the chunks alive and those whose withdrawal waits, however
+  /// long no one takes the changes.
   void forget(ChunkId chunk);
 
   /// The chunk's next planned use (kNoPlannedUse when none).
@@ -43,18 +47,27 @@ class PlannedUses {
 
  private:
   struct Uses {
-    RingQueue<uint64_t> pending;        ///< task ids, oldest first; some may have ended (`ended`)
-    std::vector<uint64_t> ended;        ///< tasks ended while an older one was still pending
+    /// Task ids in plan order, oldest first; the front one has not ended, those behind it may
+    /// have (marked, see planned_uses.cpp).
+    RingQueue<uint64_t> pending;
     uint64_t reported = kNoPlannedUse;  ///< the next use last taken by take_changes
     bool changed = false;
+    size_t change_index = 0;  ///< where it is in changed_, while changed
     bool forgotten = false;
   };
   uint64_t front(const Uses& u) const {
     return u.pending.empty() ? kNoPlannedUse : u.pending.front();
   }
   void note_change(ChunkId chunk, Uses& u);
+  /// Takes a changed entry out of changed_.
+  void drop_change(Uses& u);
+  /// Removes an entry (its node kept for reuse).
+  void release(std::unordered_map<ChunkId, Uses>::iterator it);
 
   std::unordered_map<ChunkId, Uses> chunks_;
+  // Temporaries come and go with every launch: their entries are reused (a reused one is reset
+  // when its chunk is forgotten, its ring keeping its storage).
+  ReusedNodes<std::unordered_map<ChunkId, Uses>> reused_;
   std::vector<ChunkId> changed_;
 };
 

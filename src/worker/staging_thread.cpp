@@ -29,7 +29,8 @@ StagingThread::~StagingThread() {
 
 void StagingThread::post(Op op) {
   Message message{{}, std::move(op)};
-  if (planned_ && planned_->has_changes()) planned_->take_changes(message.next_uses);
+  if (planned_ && planned_->has_changes() && next_uses_wanted_.load(std::memory_order_relaxed))
+    planned_->take_changes(message.next_uses);
   ops_.push(std::move(message));
 }
 
@@ -226,6 +227,7 @@ void StagingThread::loop() {
                  op);
     }
     start_write_backs();
+    next_uses_wanted_.store(memory_->wants_next_uses(), std::memory_order_relaxed);
   }
 }
 

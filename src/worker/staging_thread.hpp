@@ -1,6 +1,7 @@
 // The worker's staging thread: the one owner of its memory manager.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -58,9 +59,11 @@ class StagingThread {
   };
 
   /// `trace` and `track` (optional) receive a slice per staging that moved bytes. `planned`
-  /// (optional) is read on the thread that makes the requests, which owns it: every request
-  /// takes the next uses that changed since the last one to the memory manager
-  /// (MemoryManager::plan_next_use), so eviction follows the plan without messages of its own.
+  /// (optional) is read on the thread that makes the requests, which owns it: while the memory
+  /// manager wants them (MemoryManager::wants_next_uses, a device's memory more than half used)
+  /// every request takes the next uses changed since the last one taken to the memory manager
+  /// (MemoryManager::plan_next_use), so eviction follows the plan without messages of its own;
+  /// otherwise they wait in `planned`, one per chunk at most.
   StagingThread(const MemoryLimits& limits, MemoryBackend& backend, std::vector<DeviceId> devices,
                 Replies replies, TraceWriter* trace = nullptr, int track = -1,
                 PlannedUses* planned = nullptr);
@@ -142,6 +145,10 @@ class StagingThread {
   TraceWriter* trace_;
   int track_;
   PlannedUses* planned_;  // the requesting thread's
+  // Whether requests take the next uses along: the staging thread's answer to
+  // MemoryManager::wants_next_uses after each batch, read by the requesting thread (only a
+  // hint: whatever it reads, no next use is lost, as they wait in `planned_`).
+  std::atomic<bool> next_uses_wanted_{false};
   MessageQueue<Message> ops_;
   MemoryBackend& backend_;
   // Owned by the staging thread.

@@ -65,6 +65,34 @@ TEST(PlannedUses, AForgottenChunkWithdrawsItsNextUseAndLeaves) {
   EXPECT_FALSE(uses.has_changes());
 }
 
+// Until the staging thread wants them, no one takes the changes: temporaries that come and
+// go with every launch must not pile up meanwhile.
+TEST(PlannedUses, EntriesStayBoundedWhenNoOneTakesTheChanges) {
+  PlannedUses uses;
+  for (uint64_t t = 1; t <= 1000; ++t) {
+    const ChunkId temporary(1000 + t);
+    uses.add(TaskId(t), ChunkId(1));
+    uses.add(TaskId(t), temporary);
+    uses.end(TaskId(t), temporary);
+    uses.forget(temporary);
+    uses.end(TaskId(t), ChunkId(1));
+  }
+  EXPECT_EQ(uses.chunk_count(), 1u);
+  auto changes = changes_of(uses);
+  ASSERT_EQ(changes.size(), 0u);  // C1 went back to no planned use, as it was last reported
+  uses.add(TaskId(2000), ChunkId(1));
+  uses.add(TaskId(2000), ChunkId(5));
+  changes = changes_of(uses);
+  ASSERT_EQ(changes.size(), 2u);
+  uses.forget(ChunkId(5));  // reported: its withdrawal waits for the next changes
+  EXPECT_EQ(uses.chunk_count(), 2u);
+  changes = changes_of(uses);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].chunk, ChunkId(5));
+  EXPECT_EQ(changes[0].task, kNoPlannedUse);
+  EXPECT_EQ(uses.chunk_count(), 1u);
+}
+
 // Random adds (growing task ids, a few chunks per task), ends in any order (some twice, some
 // of tasks never added) and forgets, against per-chunk sets; the changes taken, applied to a
 // copy of what was reported, must give every chunk's next use.
