@@ -617,12 +617,14 @@ std::optional<WriteBack> MemoryManager::start_write_back() {
     for (const auto& [id, from] : write_backs_)  // clean once written back
       if (from == m) room += footprint(m, chunks_.at(id));
     // The copies evicted next, up to the target, should cost nothing to evict: the first of
-    // them that is its chunk's only copy is written back.
+    // them that is its chunk's only copy is written back. Except where no task will use the
+    // chunk: an output or a temporary is often overwritten or deleted before it is read, so
+    // its eviction writes it back, if it comes to that.
     std::optional<ChunkId> first_dirty;
     for (const EvictionKey& k : mem.evictable) {
       if (room >= target) break;
       const Chunk& c = chunks_.at(k.chunk);
-      if (!has_other_valid(c, m)) {
+      if (c.next_use != kNoPlannedUse && !has_other_valid(c, m)) {
         first_dirty = k.chunk;
         break;
       }

@@ -152,9 +152,9 @@ class MemoryManager {
   void plan_next_use(ChunkId chunk, uint64_t task);
   /// Cleaning ahead of eviction: what a device would evict to have 1/kCleanShareOfMemory of
   /// its memory free (beyond its free memory and the copies being written back) should cost no
-  /// copy. The first copy among those, in eviction order, that is its chunk's only one is
-  /// written back: its host copy is allocated (making room
-  /// there as eviction does; nothing is started when the host cannot take it), and both copies
+  /// copy. The first copy among those, in eviction order, that is its chunk's only one and
+  /// that a task will use (plan_next_use) is written back: its host copy is allocated (making
+  /// room there as eviction does; nothing is started when the host cannot take it), and both copies
   /// stay locked until finish_write_back. Meanwhile no task can stage the chunk (stage()
   /// answers kRetryLater, stage_in_place() false) nor can it be deleted. The caller makes the
   /// copy, on another thread: when the chunk is evicted later, its copy is dropped without a

@@ -180,18 +180,23 @@ TEST_F(MemoryManagerTest, EvictsWhatIsUsedLastFirst) {
   m.check_invariants();
 }
 
-// Writing back ahead of eviction: the first dirty copy in eviction order, once the device's
-// free and clean memory is under a quarter of it; the chunk waits meanwhile, and its later
-// eviction copies nothing.
+// Writing back ahead of eviction: the first dirty copy in eviction order that a task will
+// use, once what the device would evict to free a quarter of it is not free to evict; the
+// chunk waits meanwhile, and its later eviction copies nothing.
 TEST_F(MemoryManagerTest, WritesBackAheadOfEvictionWhenShortOfCleanMemory) {
   auto& m = make(1, 4 * KiB, std::nullopt);
   for (uint64_t c = 1; c <= 5; ++c) m.create_chunk(ChunkId(c), 1 * KiB);
+  for (uint64_t c = 1; c <= 5; ++c) m.plan_next_use(ChunkId(c), 100 - c);  // C1 used last
   for (uint64_t c = 1; c <= 3; ++c) write_chunk(c, dev(0), c);
   EXPECT_FALSE(m.start_write_back());  // a quarter is free
   write_chunk(4, dev(0), 4);
+  // C4, which no task will use, goes first: its eviction writes it back if it comes to that.
+  m.plan_next_use(ChunkId(4), kNoPlannedUse);
+  EXPECT_FALSE(m.start_write_back());
+  m.plan_next_use(ChunkId(4), 50);  // now the last to go: C1 (99) is the first
   std::optional<WriteBack> w = m.start_write_back();
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->chunk, ChunkId(1));  // the least recently used (no plans)
+  EXPECT_EQ(w->chunk, ChunkId(1));
   EXPECT_EQ(w->from, dev(0));
   EXPECT_EQ(w->bytes, 1 * KiB);
   EXPECT_TRUE(m.writing_back(ChunkId(1)));
@@ -216,7 +221,7 @@ TEST_F(MemoryManagerTest, WritesBackAheadOfEvictionWhenShortOfCleanMemory) {
   // A write-back whose copy failed leaves the device copy the only one, intact.
   w = m.start_write_back();
   ASSERT_TRUE(w);
-  EXPECT_EQ(w->chunk, ChunkId(2));
+  EXPECT_EQ(w->chunk, ChunkId(2));  // 98: used last of C2, C3, C4 and C5
   m.finish_write_back(ChunkId(2), false);
   EXPECT_FALSE(m.has_copy(ChunkId(2), host()));
   m.check_invariants();
