@@ -40,9 +40,9 @@ class PlannedUses {
   /// Whether some chunk's next use changed since the last take_changes().
   bool has_changes() const { return !changed_.empty(); }
   /// The chunks whose next use changed since the last call, with their next use now, each
-  /// once, in the order they first changed; `into` is cleared first (its storage reused).
+  /// once, in no particular order; `into` is cleared first (its storage reused).
   void take_changes(std::vector<NextUse>& into);
-  /// Chunks with an entry (for tests: forgotten chunks have none).
+  /// Chunks with an entry: those with uses, or whose withdrawal waits (for tests).
   size_t chunk_count() const { return chunks_.size(); }
 
  private:
