@@ -92,14 +92,19 @@ void StagingThread::retry_waiting() {
     it = try_stage(it->second) ? waiting_.erase(it) : std::next(it);
 }
 
-void StagingThread::delete_now(TaskId task, ChunkId chunk) {
+template <class F>
+void StagingThread::answer(TaskId task, F&& f) {
   std::optional<planner::TaskFailure> failure;
   try {
-    memory_->delete_chunk(chunk);
+    f();
   } catch (const std::exception& e) {
     failure = planner::failure_of(e);
   }
   replies_.done(task, std::move(failure));
+}
+
+void StagingThread::delete_now(TaskId task, ChunkId chunk) {
+  answer(task, [&] { memory_->delete_chunk(chunk); });
   retry_waiting();
 }
 
@@ -154,16 +159,6 @@ void StagingThread::write_back_done(const WriteBackDoneOp& done) {
 
 void StagingThread::loop() {
   name_current_thread("staging");
-  // Runs `f`, answering `task` with what it threw.
-  auto answer = [this](TaskId task, auto f) {
-    std::optional<planner::TaskFailure> failure;
-    try {
-      f();
-    } catch (const std::exception& e) {
-      failure = planner::failure_of(e);
-    }
-    replies_.done(task, std::move(failure));
-  };
   RingQueue<Message> popped;  // reused: draining the queue allocates nothing
   // Stops once the write-backs under way are done (their copies write the manager's memory).
   auto stop = [&] {

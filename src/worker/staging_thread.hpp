@@ -134,6 +134,9 @@ class StagingThread {
   /// Where the staged chunks of `requests` are, in request order.
   std::vector<void*> pointers_of(const std::vector<StageRequest>& requests) const;
   void retry_waiting();
+  /// Runs `f`, answering `task` (Replies::done) with what it threw.
+  template <class F>
+  void answer(TaskId task, F&& f);
   /// Deletes the chunk, answering `task` (the chunk must not be being written back).
   void delete_now(TaskId task, ChunkId chunk);
   /// Starts the write-backs the memory manager asks for, up to kWriteBacksAtOnce.

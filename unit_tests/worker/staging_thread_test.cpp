@@ -150,96 +150,86 @@ class GatedBackend final : public MemoryBackend {
   bool failing_ = false;
 };
 
-// Fills a device of four chunks with dirty ones that later tasks use, C1 last (tasks 1-4
-// create, 11-14 stage and unstage; 5 creates C5 and takes the next uses along, which the staging
-// thread wants once the device is more than half full): C1 is written back at once.
-void fill_four_chunks(StagingThread& staging, Answers& answers, PlannedUses& planned) {
-  for (uint64_t c = 1; c <= 4; ++c) planned.add(TaskId(100 - c), ChunkId(c));
-  for (uint64_t c = 1; c <= 4; ++c) {
-    staging.create(TaskId(c), ChunkId(c), MemoryPool::kAlignment, 0);
-    staging.stage(TaskId(10 + c), {{ChunkId(c), kDevice, true, false}});
-    staging.unstage(TaskId(10 + c));
-  }
-  answers.wait(8);
-  staging.report();  // the batch that filled the device has ended
-  staging.create(TaskId(5), ChunkId(5), MemoryPool::kAlignment, 0);
-  answers.wait(9);
-}
+// A staging thread over a gated backend, its device of four chunks filled with dirty ones
+// that later tasks use, C1 last (tasks 1-4 create, 11-14 stage and unstage; 5 creates C5 and
+// takes the next uses along, which the staging thread wants once the device is more than half
+// full): C1 is written back at once, and its copy waits at the gate.
+struct WritingBack {
+  GatedBackend backend;
+  Answers answers;
+  PlannedUses planned;
+  std::optional<StagingThread> staging;
 
-StagingThread staging_over(GatedBackend& backend, Answers& answers, PlannedUses& planned) {
-  return StagingThread(one_device(4 * MemoryPool::kAlignment), backend, {DeviceId(0)},
-                       answers.replies(), nullptr, -1, &planned);
-}
+  WritingBack() {
+    staging.emplace(one_device(4 * MemoryPool::kAlignment), backend, std::vector{DeviceId(0)},
+                    answers.replies(), nullptr, -1, &planned);
+    for (uint64_t c = 1; c <= 4; ++c) planned.add(TaskId(100 - c), ChunkId(c));
+    for (uint64_t c = 1; c <= 4; ++c) {
+      staging->create(TaskId(c), ChunkId(c), MemoryPool::kAlignment, 0);
+      staging->stage(TaskId(10 + c), {{ChunkId(c), kDevice, true, false}});
+      staging->unstage(TaskId(10 + c));
+    }
+    answers.wait(8);
+    staging->report();  // the batch that filled the device has ended
+    staging->create(TaskId(5), ChunkId(5), MemoryPool::kAlignment, 0);
+    answers.wait(9);
+  }
+};
 
 // A full device of dirty chunks that later tasks use is written back ahead of eviction, on a
 // thread of its own: staging goes on meanwhile, while the chunk written back waits, and so do
 // its deletion and the thread's end.
 TEST(StagingThread, WritesBackOnAThreadOfItsOwnWhileStagingGoesOn) {
   {
-    GatedBackend backend;
-    Answers answers;
-    PlannedUses planned;
-    StagingThread staging = staging_over(backend, answers, planned);
-    fill_four_chunks(staging, answers, planned);
-    ASSERT_TRUE(backend.wait_for_a_copy());  // C1, used last, is being written back
+    WritingBack rig;
+    StagingThread& staging = *rig.staging;
+    ASSERT_TRUE(rig.backend.wait_for_a_copy());  // C1, used last, is being written back
     staging.stage(TaskId(20), {{ChunkId(2), kDevice, false, false}});
     staging.stage(TaskId(21), {{ChunkId(1), kDevice, false, false}});
     staging.remove(TaskId(22), ChunkId(3));
-    std::vector<std::string> log = answers.wait(11);
+    std::vector<std::string> log = rig.answers.wait(11);
     ASSERT_EQ(log.size(), 11u);
     EXPECT_EQ(std::vector<std::string>(log.begin() + 9, log.end()),
               (std::vector<std::string>{"staged T20", "done T22"}));
     EXPECT_EQ(staging.report().counters.written_back_early, 0u);
-    backend.open();
-    EXPECT_EQ(answers.wait(12).back(), "staged T21");
+    rig.backend.open();
+    EXPECT_EQ(rig.answers.wait(12).back(), "staged T21");
     EXPECT_EQ(staging.report().counters.written_back_early, 1u);
     staging.unstage(TaskId(20));
     staging.unstage(TaskId(21));
   }
   {
-    GatedBackend backend;
-    Answers answers;
-    PlannedUses planned;
-    StagingThread staging = staging_over(backend, answers, planned);
-    fill_four_chunks(staging, answers, planned);
-    ASSERT_TRUE(backend.wait_for_a_copy());
+    WritingBack rig;
+    StagingThread& staging = *rig.staging;
+    ASSERT_TRUE(rig.backend.wait_for_a_copy());
     staging.remove(TaskId(30), ChunkId(1));
     EXPECT_EQ(staging.report().chunks, 5u);  // not yet
-    EXPECT_EQ(answers.wait(9).size(), 9u);
-    backend.open();
-    EXPECT_EQ(answers.wait(10).back(), "done T30");
+    EXPECT_EQ(rig.answers.wait(9).size(), 9u);
+    rig.backend.open();
+    EXPECT_EQ(rig.answers.wait(10).back(), "done T30");
     EXPECT_EQ(staging.report().chunks, 4u);
   }
   {  // a failed write-back loses nothing: the device copy stays the only one
-    GatedBackend backend;
-    Answers answers;
-    PlannedUses planned;
-    StagingThread staging = staging_over(backend, answers, planned);
-    fill_four_chunks(staging, answers, planned);
-    ASSERT_TRUE(backend.wait_for_a_copy());
-    backend.open(/*failing=*/true);
+    WritingBack rig;
+    StagingThread& staging = *rig.staging;
+    ASSERT_TRUE(rig.backend.wait_for_a_copy());
+    rig.backend.open(/*failing=*/true);
     staging.stage(TaskId(40), {{ChunkId(1), kDevice, false, false}});
-    EXPECT_EQ(answers.wait(10).back(), "staged T40");
+    EXPECT_EQ(rig.answers.wait(10).back(), "staged T40");
     const MemoryReport report = staging.report();
     EXPECT_EQ(report.counters.written_back_early, 0u);
     EXPECT_EQ(report.host_bytes, 0u);
     staging.unstage(TaskId(40));
   }
-  GatedBackend backend;
-  Answers answers;
-  PlannedUses planned;
+  WritingBack rig;
+  ASSERT_TRUE(rig.backend.wait_for_a_copy());
   std::atomic<bool> opened{false};
-  std::thread opener;
-  {
-    StagingThread staging = staging_over(backend, answers, planned);
-    fill_four_chunks(staging, answers, planned);
-    ASSERT_TRUE(backend.wait_for_a_copy());
-    opener = std::thread([&] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      opened = true;
-      backend.open();
-    });
-  }  // the copy writes the manager's host memory: its end waits for it
+  std::thread opener([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    opened = true;
+    rig.backend.open();
+  });
+  rig.staging.reset();  // the copy writes the manager's host memory: the end waits for it
   EXPECT_TRUE(opened);
   opener.join();
 }
