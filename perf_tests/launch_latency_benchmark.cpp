@@ -3,7 +3,8 @@
 // through lightning::Distributed against the same functors on Kokkos::DefaultHostExecutionSpace
 // and, with --native-gpu, against the same chain launched natively on one stream of GPU 0
 // (once synchronised at the end, and synchronised after every launch; each dot a kernel and
-// an 8-byte copy back). The median of R runs of L launches each, after one warm-up; per
+// an 8-byte copy back), and the same dot products written with teams (TeamPolicy, a team per
+// 256 elements). The median of R runs of L launches each, after one warm-up; per
 // launch in microseconds. Prints one JSON object. (Issue: small-launch latency.)
 //
 // Also: the program thread's own time for the saxpy calls (before the fence), and a chain of
@@ -41,7 +42,11 @@ struct Chains {
   double saxpy_issue = 0;  ///< of which the calls themselves (the program's thread)
   double independent = 0;  ///< saxpy launches over kIndependent arrays in turn, one fence
   double dot = 0;          ///< dot products, each returning its value
+  double team_dot = 0;     ///< the same dot products written with teams (TeamPolicy)
 };
+
+/// Elements per team of the team dot chain (its team size is Kokkos::AUTO).
+constexpr int64_t kTeamElements = 256;
 
 /// Arrays the independent chain cycles through: consecutive launches share no data.
 constexpr int kIndependent = 8;
@@ -75,7 +80,18 @@ Chains chains(int64_t n, int launches, int repeats, Make make, const Exec& space
   c.dot = perf::timed(repeats, [&] {
     for (int l = 0; l < launches; ++l) Kokkos::parallel_reduce("dot", all, Dot<CV>{x, y}, value);
   });
-  for (double* t : {&c.saxpy, &c.saxpy_issue, &c.independent, &c.dot}) *t *= 1e6 / launches;
+  using Team = Kokkos::TeamPolicy<Exec>;
+  const int64_t league = (n + kTeamElements - 1) / kTeamElements;
+  const perf_kernels::TeamDot<CV, typename Team::member_type> team_dot{x, y, kTeamElements};
+  const Team teams(space, static_cast<int>(league), Kokkos::AUTO);
+  double team_value = 0;
+  c.team_dot = perf::timed(repeats, [&] {
+    for (int l = 0; l < launches; ++l)
+      Kokkos::parallel_reduce("team_dot", teams, team_dot, team_value);
+  });
+  if (team_value != value) value = -1;  // the two dots disagree: reported as different values
+  for (double* t : {&c.saxpy, &c.saxpy_issue, &c.independent, &c.dot, &c.team_dot})
+    *t *= 1e6 / launches;
   return c;
 }
 
@@ -99,16 +115,45 @@ extern "C" __global__ void dot(long long n, const float* x, const float* y, doub
     *sum = t;
   }
 }
+// The team dot as Kokkos' CUDA back-end runs it: a block per team, a partial per block, the
+// last block to finish joins the partials.
+extern "C" __global__ void team_dot(long long n, long long w, const float* x, const float* y,
+                                    double* partials, unsigned* done, double* sum) {
+  __shared__ double warp_sums[32];
+  __shared__ bool last;
+  const long long first = blockIdx.x * w;
+  double s = 0;
+  for (long long k = threadIdx.x; k < w && first + k < n; k += blockDim.x)
+    s += double(x[first + k]) * y[first + k];
+  for (unsigned o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+  if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = s;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double t = 0;
+    for (unsigned v = 0; v < blockDim.x / 32; ++v) t += warp_sums[v];
+    partials[blockIdx.x] = t;
+    __threadfence();
+    last = atomicAdd(done, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (last && threadIdx.x == 0) {
+    double t = 0;
+    for (unsigned b = 0; b < gridDim.x; ++b) t += ((volatile double*)partials)[b];
+    *sum = t;
+    *done = 0;
+  }
+}
 )";
 
 struct NativeChains {
-  double saxpy_one_sync_us = 0, saxpy_sync_each_us = 0, dot_us = 0, value = 0;
+  double saxpy_one_sync_us = 0, saxpy_sync_each_us = 0, dot_us = 0, team_dot_us = 0, value = 0;
 };
 
 NativeChains native_chains(int64_t n, int launches, int repeats) {
   const lightning::cuda::GpuInfo gpu = lightning::cuda::discover_gpus().at(0);
   perf::Native native(gpu, kNative);
-  CUfunction saxpy = native.function("saxpy"), dot = native.function("dot");
+  CUfunction saxpy = native.function("saxpy"), dot = native.function("dot"),
+             team_dot = native.function("team_dot");
   CUdeviceptr x = native.upload(std::vector<float>(static_cast<size_t>(n), 1.0f));
   CUdeviceptr y = native.upload(std::vector<float>(static_cast<size_t>(n), 0.0f));
   CUdeviceptr sum = native.upload(std::vector<double>(1, 0.0));
@@ -116,6 +161,12 @@ NativeChains native_chains(int64_t n, int launches, int repeats) {
   float a = 0.5f;
   void* saxpy_params[] = {&count, &a, &x, &y};
   void* dot_params[] = {&count, &x, &y, &sum};
+  long long w = kTeamElements;
+  const unsigned league[3] = {static_cast<unsigned>((n + w - 1) / w), 1, 1};
+  const unsigned team[3] = {128, 1, 1};  // what Kokkos::AUTO gives this kernel on a GPU
+  CUdeviceptr partials = native.upload(std::vector<double>(league[0], 0.0));
+  CUdeviceptr done = native.upload(std::vector<unsigned>(1, 0u));
+  void* team_dot_params[] = {&count, &w, &x, &y, &partials, &done, &sum};
   const unsigned grid[3] = {static_cast<unsigned>((n + 255) / 256), 1, 1}, block[3] = {256, 1, 1};
   const unsigned one[3] = {1, 1, 1};
   NativeChains c;
@@ -140,6 +191,14 @@ NativeChains native_chains(int64_t n, int launches, int repeats) {
                            }
                          }) *
              1e6 / launches;
+  c.team_dot_us = perf::timed(repeats,
+                              [&] {
+                                for (int l = 0; l < launches; ++l) {
+                                  native.enqueue(team_dot, league, team, 0, team_dot_params);
+                                  native.read(&c.value, sum, sizeof(double));
+                                }
+                              }) *
+                  1e6 / launches;
   return c;
 }
 #endif
@@ -185,11 +244,13 @@ int main(int argc, char* argv[]) {
       "\"ratio\": %.2f}, "
       "\"independent_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
       "\"dot_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
+      "\"team_dot_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
       "\"same_value\": %s",
       static_cast<long long>(n), launches, repeats, lightning::Distributed::concurrency(),
       superblocks, Host::name(), dist.saxpy, dist.saxpy_issue, host.saxpy, dist.saxpy / host.saxpy,
       dist.independent, host.independent, dist.independent / host.independent, dist.dot, host.dot,
-      dist.dot / host.dot, host_value == dist_value ? "true" : "false");
+      dist.dot / host.dot, dist.team_dot, host.team_dot, dist.team_dot / host.team_dot,
+      host_value == dist_value && host_value >= 0 ? "true" : "false");
 #if LIGHTNING_HAVE_CUDA
   if (native_gpu &&
       (!lightning::cuda::DriverApi::available() || lightning::cuda::discover_gpus().empty())) {
@@ -198,10 +259,10 @@ int main(int argc, char* argv[]) {
     const bench::NativeChains c = bench::native_chains(n, launches, repeats);
     std::printf(
         ", \"native_gpu_us\": {\"saxpy_one_sync\": %.2f, \"saxpy_sync_each\": %.2f, "
-        "\"dot_with_read\": %.2f, \"dot_value\": %.1f}, "
-        "\"lightning_vs_native\": {\"saxpy\": %.2f, \"dot\": %.2f}",
-        c.saxpy_one_sync_us, c.saxpy_sync_each_us, c.dot_us, c.value,
-        dist.saxpy / c.saxpy_one_sync_us, dist.dot / c.dot_us);
+        "\"dot_with_read\": %.2f, \"team_dot_with_read\": %.2f, \"dot_value\": %.1f}, "
+        "\"lightning_vs_native\": {\"saxpy\": %.2f, \"dot\": %.2f, \"team_dot\": %.2f}",
+        c.saxpy_one_sync_us, c.saxpy_sync_each_us, c.dot_us, c.team_dot_us, c.value,
+        dist.saxpy / c.saxpy_one_sync_us, dist.dot / c.dot_us, dist.team_dot / c.team_dot_us);
   }
 #else
   if (native_gpu) std::fprintf(stderr, "--native-gpu: this build has no CUDA backend\n");

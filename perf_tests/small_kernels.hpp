@@ -1,5 +1,5 @@
 // The functors the Kokkos benchmarks launch on lightning::Distributed and on Kokkos' own
-// spaces alike: saxpy, the paper's stencil, a dot product.
+// spaces alike: saxpy, the paper's stencil, a dot product (also with teams), a prefix sum.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -36,6 +36,26 @@ struct Dot {
       Dot, "global i => read x[i], read y[i]", (x, y),
       KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, double& s)
           const { s += double(x(i)) * y(i); })
+};
+
+/// The dot product of x and y with teams: team b sums elements [b·w, b·w + w) over its threads
+/// (TeamThreadRange), one thread adds that to the result. For the launch cost of teams.
+template <class X, class Member>
+struct TeamDot {
+  X x;
+  X y;
+  int64_t w = 1;  ///< elements per team
+  LIGHTNING_KERNEL(
+      TeamDot, "block b => read x[b*w : b*w+w-1], read y[b*w : b*w+w-1]", (x, y, w),
+      KOKKOS_INLINE_FUNCTION void operator()(const Member& team, double& s) const {
+        const int64_t first = team.league_rank() * w;
+        double part = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, static_cast<int>(w)),
+            [&](const int k, double& inner) { inner += double(x(first + k)) * y(first + k); },
+            part);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { s += part; });
+      })
 };
 
 /// y(i) = x(0) + ... + x(i - 1): an exclusive prefix sum (parallel_scan).
