@@ -54,6 +54,10 @@ struct Config {
   /// task to name its destination (then it lands there, no copy) before the receiving rank
   /// takes it into a buffer of its own (see comm::MpiTransport).
   std::chrono::microseconds direct_receive_wait{2'000};
+  /// Key `gpu-poll`: how long a thread waiting for a GPU's work (the program's for a value,
+  /// the runtime's on the way of a launch) keeps polling before it sleeps (WaitPolicy); 0:
+  /// 50 microseconds only, as when no GPU works.
+  std::chrono::microseconds gpu_poll{10'000};
   /// Key `check-access` (on/off; `--lightning-check-access` alone is on): checked mode, in
   /// which every element a kernel on a host device touches through a View is checked
   /// against its annotation (docs/annotations.md, "Checked mode"). On by default in a

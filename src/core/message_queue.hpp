@@ -3,24 +3,22 @@
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 #include "core/ring_queue.hpp"
+#include "core/wait_policy.hpp"
 
 namespace lightning {
 
-/// How long a runtime thread out of work keeps looking for more, yielding its core, before it
-/// goes to sleep (MessageQueue, the worker's thread pools).
-inline constexpr std::chrono::microseconds kSpinBeforeSleep{50};
-
-/// Messages for one consumer thread. push() never blocks; pop() waits for a message.
+/// Messages for one consumer thread. push() never blocks; pop() waits for a message, polling
+/// first as `wait` (null: briefly) says.
 template <class T>
 class MessageQueue {
  public:
+  explicit MessageQueue(const WaitPolicy* wait = nullptr) : wait_(wait) {}
+
   void push(T message) {
     // Notify while holding the lock: once pop() returns, the consumer may destroy the queue
     // (a reply queue on its stack), so the producer must be done with it by then.
@@ -59,19 +57,13 @@ class MessageQueue {
  private:
   // Returns holding the lock, with a message queued.
   std::unique_lock<std::mutex> wait_for_message() {
-    // Messages of a chain of small tasks follow one another within microseconds: waiting
-    // for the next one a little while, yielding the core, costs less than going to sleep and
-    // being woken (two system calls and a reschedule on each side).
-    if (size_.load(std::memory_order_acquire) == 0) {
-      const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
-      while (size_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
-        std::this_thread::yield();
-    }
+    WaitPolicy::poll(wait_, [&] { return size_.load(std::memory_order_acquire) != 0; });
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [&] { return !queue_.empty(); });
     return lock;
   }
 
+  const WaitPolicy* wait_;
   std::mutex mutex_;
   std::condition_variable ready_;
   RingQueue<T> queue_;

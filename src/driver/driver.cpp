@@ -40,6 +40,7 @@ void Driver::on_lost(const std::string& reason) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!stopped_) stopped_ = Error(ErrorKind::kCommunication, reason);
+    wakes_.fetch_add(1, std::memory_order_release);
   }
   completed_.notify_all();
 }
@@ -69,8 +70,24 @@ void Driver::on_completed(TaskId task, std::optional<planner::TaskFailure> failu
       awaited = true;
     }
     if (failure) failures_.push_back(std::move(*failure));
+    if (awaited) wakes_.fetch_add(1, std::memory_order_release);
   }
   if (awaited) completed_.notify_all();
+}
+
+template <class Done>
+void Driver::wait_until(std::unique_lock<std::mutex>& lock, const Done& done) {
+  while (!done()) {
+    const uint64_t seen = wakes_.load(std::memory_order_acquire);
+    lock.unlock();
+    const bool woken = WaitPolicy::poll(
+        workers_->wait_policy(), [&] { return wakes_.load(std::memory_order_acquire) != seen; });
+    lock.lock();
+    if (!woken) {
+      completed_.wait(lock, done);
+      return;
+    }
+  }
 }
 
 void Driver::wait_for(const std::vector<TaskId>& tasks) {
@@ -81,7 +98,7 @@ void Driver::wait_for(const std::vector<TaskId>& tasks) {
       ++awaited_[t];
       marked.push_back(t);
     }
-  completed_.wait(lock, [&] {
+  wait_until(lock, [&] {
     return stopped_ ||
            std::none_of(tasks.begin(), tasks.end(), [&](TaskId t) { return waiting_.count(t); });
   });
@@ -288,7 +305,7 @@ void Driver::fence() {
   {
     std::unique_lock<std::mutex> lock(mutex_);
     ++fencing_;
-    completed_.wait(lock, [&] { return stopped_ || outstanding_ == 0; });
+    wait_until(lock, [&] { return stopped_ || outstanding_ == 0; });
     --fencing_;
     if (stopped_) throw *stopped_;
   }

@@ -2,6 +2,7 @@
 // to the workers; waits where the application must (host reads, scalar results, fences).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -94,6 +95,10 @@ class Driver final {
   /// completion tasks (what a wait_for waits for).
   std::vector<TaskId> submit(planner::Plan plan, worker::FragmentContext context);
   void wait_for(const std::vector<TaskId>& tasks);
+  /// Returns (holding `lock` on mutex_) once `done()` holds: polls while the workers' wait
+  /// policy says (a GPU works), then sleeps until a completion it waits for wakes it.
+  template <class Done>
+  void wait_until(std::unique_lock<std::mutex>& lock, const Done& done);
   /// Waits for the tasks that deliver a value the program waits for (a reduction's, a read's)
   /// and reports failures; after a failure it first waits for everything, as a fence.
   void wait_for_value(const std::vector<TaskId>& tasks);
@@ -126,6 +131,7 @@ class Driver final {
   // Completions from the workers' threads.
   std::mutex mutex_;
   std::condition_variable completed_;
+  std::atomic<uint64_t> wakes_{0};      // completions that woke a wait (set under mutex_), polled
   std::unordered_set<TaskId> waiting_;  // tasks someone waits for, not yet completed
   // Those a wait_for call is blocked on, with how many calls: only their ends wake it (a
   // fence behind a chain of launches would otherwise wake at every launch's end).

@@ -81,7 +81,7 @@ void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& 
   for (worker::WorkerOptions& o : options) {
     std::vector<std::pair<DeviceId, cuda::GpuInfo>> devices;
     for (size_t i = 0; i < o.devices.size(); ++i) devices.push_back({o.devices[i], gpus.at(i)});
-    o.platform = std::make_shared<cuda::CudaPlatform>(devices, images);
+    o.platform = std::make_shared<cuda::CudaPlatform>(devices, images, o.wait);
     for (auto& [device, bytes] : o.memory.devices) bytes = config.device_memory.value_or(share);
   }
 #else

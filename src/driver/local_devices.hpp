@@ -29,7 +29,8 @@ void apply_worker_settings(const Config& config, worker::WorkerOptions& options)
 /// Gives the workers of this process (`options`, devices filled in) their platform: when
 /// `config` selects GPUs, the i-th device of each worker is the i-th selected GPU (workers of
 /// one process share the GPUs, each with its own pools, so the default pool is a share of the
-/// smallest GPU); otherwise emulated host devices.
+/// smallest GPU; their operations count in the worker's WorkerOptions::wait); otherwise
+/// emulated host devices.
 void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& options);
 
 /// The memory cap of each emulated device when the configuration sets none: a fair share of

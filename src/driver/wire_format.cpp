@@ -75,8 +75,10 @@ void serialize(Archive& a, lightning::DeviceSelection& s) {
 }
 template <class Archive>
 void serialize(Archive& a, lightning::Config& c) {
+  int64_t gpu_poll_us = c.gpu_poll.count();  // out as a count; in, then set
   a(c.devices, c.device_memory, c.host_memory, c.spill_dir, c.staging_limit, c.trace, c.log,
-    c.jit_cache, c.check_access);
+    c.jit_cache, c.check_access, gpu_poll_us);
+  c.gpu_poll = std::chrono::microseconds(gpu_poll_us);
 }
 
 }  // namespace cereal

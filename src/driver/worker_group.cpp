@@ -14,12 +14,12 @@ namespace lightning::driver {
 
 namespace {
 
-// The workers `ids` of this process over `transport`, with `device_bytes` per device; a
-// failure reported with `rank` set (>= 0) says on which rank it happened.
+// The workers `ids` of this process over `transport`, with `device_bytes` per device, sharing
+// `trace` and `wait`; a failure reported with `rank` set (>= 0) says on which rank it happened.
 std::vector<std::unique_ptr<worker::Worker>> make_workers(
     const Config& config, const DeviceSet& devices, const std::vector<WorkerId>& ids,
-    uint64_t device_bytes, comm::Transport& transport, worker::TraceWriter* trace, int rank,
-    const WorkerEvents& events) {
+    uint64_t device_bytes, comm::Transport& transport, worker::TraceWriter* trace, WaitPolicy& wait,
+    int rank, const WorkerEvents& events) {
   std::vector<worker::WorkerOptions> options(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     worker::WorkerOptions& o = options[i];
@@ -28,6 +28,7 @@ std::vector<std::unique_ptr<worker::Worker>> make_workers(
     for (DeviceId d : o.devices) o.memory.devices.push_back({d, device_bytes});
     apply_worker_settings(config, o);
     o.trace = trace;
+    o.wait = &wait;
   }
   choose_platforms(config, options);
   std::vector<std::unique_ptr<worker::Worker>> workers;
@@ -56,10 +57,12 @@ class LocalWorkers final : public WorkerGroup {
       : config_(config),
         local_(local_devices(config)),
         devices_(device_set_for(local_, workers)),
-        count_(workers) {}
+        count_(workers),
+        wait_(config.gpu_poll) {}
 
   const DeviceSet& devices() const override { return devices_; }
   bool gpus_only() const override { return local_.gpus; }
+  const WaitPolicy* wait_policy() const override { return &wait_; }
 
   void start(WorkerEvents events) override {
     trace_ = trace_for(config_);
@@ -68,8 +71,8 @@ class LocalWorkers final : public WorkerGroup {
     // The process drives every device.
     const uint64_t device_bytes =
         config_.device_memory.value_or(default_device_memory(devices_.size()));
-    workers_ =
-        make_workers(config_, devices_, ids, device_bytes, loopback_, trace_.get(), -1, events);
+    workers_ = make_workers(config_, devices_, ids, device_bytes, loopback_, trace_.get(), wait_,
+                            -1, events);
   }
 
   void submit(WorkerId worker, std::vector<planner::Task> tasks,
@@ -100,6 +103,7 @@ class LocalWorkers final : public WorkerGroup {
   LocalDevices local_;
   DeviceSet devices_;
   int count_;
+  WaitPolicy wait_;
   comm::LoopbackTransport loopback_;
   std::unique_ptr<worker::TraceWriter> trace_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;  // last: stopped first
@@ -119,12 +123,14 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
         session_(next_session()),
         config_(config),
         devices_(open_sessions()),
+        wait_(config.gpu_poll),
         last_sent_(static_cast<size_t>(cluster_->size())) {}
 
   ~ClusterWorkers() override { cluster_->set_listener(nullptr); }
 
   const DeviceSet& devices() const override { return devices_; }
   bool gpus_only() const override { return gpus_only_; }
+  const WaitPolicy* wait_policy() const override { return &wait_; }
 
   void start(WorkerEvents events) override {
     events_ = std::move(events);
@@ -135,7 +141,7 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
       const uint64_t device_bytes = config_.device_memory.value_or(
           default_device_memory(devices_.devices_of(WorkerId(0)).size()));
       local_ = make_workers(config_, devices_, {WorkerId(0)}, device_bytes, cluster_->transport(),
-                            trace_.get(), 0, events_);
+                            trace_.get(), wait_, 0, events_);
       for (int r = 1; r < cluster_->size(); ++r) {
         const WorkerId w(static_cast<uint64_t>(r));
         const rpc::Message reply = cluster_->request(
@@ -240,6 +246,7 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
   Config config_;
   bool gpus_only_ = false;  // set by open_sessions(), before devices_ holds its result
   DeviceSet devices_;
+  WaitPolicy wait_;
   WorkerEvents events_;
   std::unique_ptr<worker::TraceWriter> trace_;
   // By rank: the launch each worker rank was told of last, which a repeated launch names

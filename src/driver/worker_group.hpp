@@ -37,6 +37,9 @@ class WorkerGroup {
   virtual const DeviceSet& devices() const = 0;
   /// Whether every device of the run is a GPU (what `Kokkos::AUTO` team sizes follow).
   virtual bool gpus_only() const { return false; }
+  /// How the program's thread waits for tasks: the policy this process's workers and GPUs
+  /// share (null: poll briefly, then sleep).
+  virtual const WaitPolicy* wait_policy() const { return nullptr; }
   /// Starts the workers; from then on their completions and losses go to `events`. Throws
   /// Error(kConfig) naming a worker that cannot start.
   virtual void start(WorkerEvents events) = 0;

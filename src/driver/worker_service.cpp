@@ -54,6 +54,7 @@ bool WorkerService::handle(rpc::Message message) {
                    if (own_devices_.kind != DeviceSelection::Kind::kAuto)
                      config_.devices = own_devices_;
                    set_log_level(config_.log);
+                   wait_ = std::make_unique<WaitPolicy>(config_.gpu_poll);  // no worker uses it now
                    rpc::DevicesOffered reply{m.session, 0, false, {}};
                    try {
                      const LocalDevices local = local_devices(config_);
@@ -85,6 +86,7 @@ bool WorkerService::handle(rpc::Message message) {
                      for (DeviceId d : o.devices) o.memory.devices.push_back({d, bytes});
                      apply_worker_settings(config_, o);
                      o.trace = trace_.get();
+                     o.wait = wait_.get();
                      std::vector<worker::WorkerOptions> local(1);
                      local[0] = std::move(o);
                      choose_platforms(config_, local);

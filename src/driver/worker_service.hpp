@@ -38,6 +38,7 @@ class WorkerService {
   uint64_t session_ = 0;  // the session opened last
   int device_count_ = 0;
   std::unique_ptr<worker::TraceWriter> trace_;
+  std::unique_ptr<WaitPolicy> wait_;  // the session's, shared by its worker and GPUs
   // Completions not yet sent: only the worker's scheduler thread touches them (through its
   // handlers), and the worker, declared after, stops that thread before they go.
   rpc::TasksCompleted completed_;

@@ -6,7 +6,8 @@
 
 namespace lightning::worker {
 
-Engine::Engine(std::string name, int threads) : pool_(std::move(name), threads) {}
+Engine::Engine(std::string name, int threads, const WaitPolicy* wait)
+    : pool_(std::move(name), threads, wait) {}
 
 Engine::~Engine() = default;
 

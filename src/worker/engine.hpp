@@ -45,8 +45,9 @@ class Engine {
   using Done = std::function<void(std::exception_ptr error, OpSpan span)>;
 
   /// `name` names the threads and, by convention, the trace track ("D0 compute", "D0 copy",
-  /// "W0 host copy"). `threads` >= 1.
-  explicit Engine(std::string name, int threads = 1);
+  /// "W0 host copy"). `threads` >= 1. Its threads wait for jobs as `wait` (null: briefly)
+  /// says.
+  explicit Engine(std::string name, int threads = 1, const WaitPolicy* wait = nullptr);
   ~Engine();
 
   /// Queues `job`; `done` (may be empty) is called when it has finished. From any thread.

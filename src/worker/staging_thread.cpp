@@ -11,12 +11,13 @@ namespace lightning::worker {
 
 StagingThread::StagingThread(const MemoryLimits& limits, MemoryBackend& backend,
                              std::vector<DeviceId> devices, Replies replies, TraceWriter* trace,
-                             int track, PlannedUses* planned)
+                             int track, PlannedUses* planned, const WaitPolicy* wait)
     : devices_(std::move(devices)),
       replies_(std::move(replies)),
       trace_(trace),
       track_(track),
       planned_(planned),
+      ops_(wait),
       backend_(backend),
       memory_(std::make_unique<MemoryManager>(limits, backend)) {
   thread_ = std::thread([this] { loop(); });

@@ -66,7 +66,7 @@ class StagingThread {
   /// otherwise they wait in `planned`, one per chunk at most.
   StagingThread(const MemoryLimits& limits, MemoryBackend& backend, std::vector<DeviceId> devices,
                 Replies replies, TraceWriter* trace = nullptr, int track = -1,
-                PlannedUses* planned = nullptr);
+                PlannedUses* planned = nullptr, const WaitPolicy* wait = nullptr);
   /// Stops the thread; queued requests are dropped.
   ~StagingThread();
   StagingThread(const StagingThread&) = delete;

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include "core/error.hpp"
-#include "core/message_queue.hpp"
 
 namespace lightning::worker {
 namespace {
@@ -22,7 +21,8 @@ std::string thread_name(const std::string& pool, int index, int count) {
 
 }  // namespace
 
-ThreadPool::ThreadPool(std::string name, int threads) : name_(std::move(name)), count_(threads) {
+ThreadPool::ThreadPool(std::string name, int threads, const WaitPolicy* wait)
+    : name_(std::move(name)), count_(threads), wait_(wait) {
   if (threads < 1)
     throw Error(ErrorKind::kInvalidArgument, "thread pool '" + name_ +
                                                  "': " + std::to_string(threads) +
@@ -64,11 +64,8 @@ void ThreadPool::run(int index) {
   name_current_thread(thread_name(name_, index, count_));
   for (;;) {
     std::function<void()> job;
-    // As MessageQueue::pop: the next job of a chain of small ones comes within microseconds;
-    // waiting for it a little, yielding the core, spares both sides a sleep and a wake-up.
-    const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
-    while (queued_.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
-      std::this_thread::yield();
+    // As MessageQueue::pop: the next job of a chain of small ones comes within microseconds.
+    WaitPolicy::poll(wait_, [this] { return queued_.load(std::memory_order_acquire) != 0; });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

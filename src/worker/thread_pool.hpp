@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ring_queue.hpp"
+#include "core/wait_policy.hpp"
 
 namespace lightning::worker {
 
@@ -29,8 +30,9 @@ namespace lightning::worker {
 /// by one of its own jobs (it would join its own thread).
 class ThreadPool {
  public:
-  /// Starts `threads` threads (at least 1; Error(kInvalidArgument) otherwise).
-  ThreadPool(std::string name, int threads);
+  /// Starts `threads` threads (at least 1; Error(kInvalidArgument) otherwise). A thread out
+  /// of jobs polls for the next as `wait` (null: briefly) says before it sleeps.
+  ThreadPool(std::string name, int threads, const WaitPolicy* wait = nullptr);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -46,6 +48,7 @@ class ThreadPool {
 
   std::string name_;
   int count_;
+  const WaitPolicy* wait_;
   std::mutex mutex_;
   std::condition_variable wake_;
   RingQueue<std::function<void()>> queue_;

@@ -103,6 +103,7 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
       on_completed_(std::move(on_completed)),
       on_burst_end_(std::move(on_burst_end)),
       platform_(required(options_.platform)),
+      events_(options_.wait),
       sink_(std::make_unique<Sink>(*this)),
       exchange_port_(std::make_unique<ExchangePort>(*this)),
       exchange_(std::make_unique<DataExchange>(options_.id, transport, *exchange_port_)) {
@@ -134,7 +135,8 @@ Worker::Worker(WorkerOptions options, comm::Transport& transport, CompletionHand
                                  [this](TaskId t) { events_.push(NotInPlaceEvent{t}); }};
   staging_ = std::make_unique<StagingThread>(
       options_.memory, platform_->memory(), options_.devices, std::move(replies), options_.trace,
-      options_.trace ? options_.trace->track(w + " staging (eviction, disk)") : -1, &planned_uses_);
+      options_.trace ? options_.trace->track(w + " staging (eviction, disk)") : -1, &planned_uses_,
+      options_.wait);
   transport_.set_handler(options_.id,
                          [this](comm::DataMessage m) { events_.push(ArrivedEvent{std::move(m)}); });
   scheduler_thread_ = std::thread([this] { scheduler_loop(); });

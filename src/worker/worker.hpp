@@ -16,6 +16,7 @@
 #include "core/ids.hpp"
 #include "core/message_queue.hpp"
 #include "core/reused_nodes.hpp"
+#include "core/wait_policy.hpp"
 #include "planner/task.hpp"
 #include "planner/task_failure.hpp"
 #include "worker/chunk_table.hpp"
@@ -43,6 +44,9 @@ struct WorkerOptions {
   /// implement it). Required.
   std::shared_ptr<DevicePlatform> platform;
   TraceWriter* trace = nullptr;  ///< optional; shared by the workers of a process
+  /// Optional; shared by the workers of a process: how the scheduler and staging threads
+  /// wait for work (GPU platforms count their operations in it and poll by it too).
+  WaitPolicy* wait = nullptr;
   /// Checked mode (Config::check_access): kernels on devices that check accesses run with
   /// checked array handles.
   bool check_access = false;

@@ -43,6 +43,7 @@ TEST(Config, Defaults) {
   EXPECT_EQ(c.heartbeat_interval, std::chrono::milliseconds(500));
   EXPECT_EQ(c.peer_timeout, std::chrono::seconds(5));
   EXPECT_EQ(c.direct_receive_wait, std::chrono::milliseconds(2));
+  EXPECT_EQ(c.gpu_poll, std::chrono::milliseconds(10));
 }
 
 TEST(Config, DurationsUnderMpi) {
@@ -126,7 +127,7 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
       "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
       "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
       "jit-cache, compile-check, heartbeat-interval, peer-timeout, direct-receive-wait, "
-      "check-access)");
+      "gpu-poll, check-access)");
   expect_config_error({"app", "--lightning-compile-check="}, {},
                       "bad value '' for --lightning-compile-check: expected a GPU architecture "
                       "such as sm_90");
@@ -138,6 +139,18 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
                       "as 500ms (units us, ms, s)");
   expect_config_error({"app", "--lightning-trace"}, {},
                       "argument '--lightning-trace' has no value: write --lightning-<key>=<value>");
+}
+
+TEST(Config, GpuPollIsADuration) {
+  Args args({"app", "--lightning-gpu-poll=2ms"});
+  EXPECT_EQ(Config::load(&args.argc, args.argv(), env_of({})).gpu_poll,
+            std::chrono::milliseconds(2));
+  Args off({"app"});
+  EXPECT_EQ(Config::load(&off.argc, off.argv(), env_of({{"LIGHTNING_GPU_POLL", "0"}})).gpu_poll,
+            std::chrono::microseconds(0));
+  expect_config_error({"app", "--lightning-gpu-poll=soon"}, {},
+                      "bad value 'soon' for --lightning-gpu-poll: expected a duration such as "
+                      "10ms (units us, ms, s; 0: sleep soon)");
 }
 
 TEST(Config, CheckedModeIsASwitch) {

@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.hpp"
@@ -22,15 +24,33 @@ struct Record {
   bool lose_on_next_submit = false;
   bool break_on_next_submit = false;  // the worker fails itself and never ends these tasks
   bool stopped = false;
+  // Set: the workers' wait policy, and their tasks end 20 ms after their submission, on
+  // another thread (or their rank is lost then, with lose_later).
+  WaitPolicy* wait = nullptr;
+  bool lose_later = false;
 };
 
 class FakeWorkers final : public WorkerGroup {
  public:
   explicit FakeWorkers(Record& record) : record_(record), devices_(DeviceSet::uniform(2, 1)) {}
+  ~FakeWorkers() override {
+    for (std::thread& t : later_) t.join();
+  }
   const DeviceSet& devices() const override { return devices_; }
+  const WaitPolicy* wait_policy() const override { return record_.wait; }
   void start(WorkerEvents events) override { events_ = std::move(events); }
   void submit(WorkerId worker, std::vector<planner::Task> tasks,
               const std::shared_ptr<const worker::FragmentContext>&) override {
+    if (record_.wait) {
+      std::vector<TaskId> ids;
+      for (const planner::Task& t : tasks) ids.push_back(t.id);
+      later_.emplace_back([events = events_, ids, lose = record_.lose_later] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        if (lose) return events.lost("rank 1 (worker W1) was lost: test");
+        for (TaskId t : ids) events.completed(t, std::nullopt);
+      });
+      return;
+    }
     if (record_.lose_on_next_submit) {
       record_.lose_on_next_submit = false;
       events_.lost("rank 1 (worker W1) was lost: test");
@@ -60,6 +80,7 @@ class FakeWorkers final : public WorkerGroup {
   Record& record_;
   DeviceSet devices_;
   WorkerEvents events_;
+  std::vector<std::thread> later_;
 };
 
 size_t count_of(const std::vector<std::string>& tasks, const std::string& kind) {
@@ -180,6 +201,35 @@ TEST(Driver, AWorkerThatFailsItselfEndsEveryWait) {
       EXPECT_EQ(e.message(), "W0 failed and cannot go on: a broken invariant") << e.what();
     }
   }
+}
+
+// With a GPU at work the program's waits poll for completions instead of sleeping (see
+// WaitPolicy): they still end when their tasks end, and when a rank is lost. The policy would
+// poll for a minute; a wait that missed its completion would take that long.
+TEST(Driver, WaitsThatPollEndWithTheirTasksOrALostRank) {
+  Record record;
+  WaitPolicy policy(std::chrono::seconds(60));
+  const GpuOperationCount busy(&policy);
+  record.wait = &policy;
+  const auto start = std::chrono::steady_clock::now();
+  {
+    Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+    const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+    const double one = 1;
+    d.fill(a, Rect(Point{0}, Point{8}), &one);
+    d.fence();
+    double back[8] = {};
+    d.read(a, Rect(Point{0}, Point{8}), back);  // a wait for particular tasks
+    record.lose_later = true;
+    d.fill(a, Rect(Point{0}, Point{8}), &one);
+    try {
+      d.fence();
+      FAIL() << "a lost rank was not reported";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::kCommunication);
+    }
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
 }  // namespace

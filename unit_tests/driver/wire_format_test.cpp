@@ -247,10 +247,12 @@ TEST(WireFormat, SettingsAndRepliesRoundTrip) {
   c.log = LogLevel::kDebug;
   c.jit_cache = "/jit";
   c.check_access = !Config::check_access_by_default();
+  c.gpu_poll = std::chrono::microseconds(1234);
   const auto open = std::get<OpenSession>(decode(encode(OpenSession{7, c}), 0));
   EXPECT_EQ(open.session, 7u);
   EXPECT_EQ(open.config.describe(), c.describe());
   EXPECT_EQ(open.config.devices, c.devices);
+  EXPECT_EQ(open.config.gpu_poll, c.gpu_poll);
 
   const auto done = one_completion(TaskCompleted{TaskId(5), {}}, 2);
   EXPECT_EQ(done.task, TaskId(5));

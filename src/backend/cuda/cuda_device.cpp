@@ -48,6 +48,9 @@ uint64_t aligned(uint64_t bytes) {
 // What an operation's completion needs: whom to tell, since when, what failed, and the
 // pinned blocks to give back. Owned by the stream's waiter once the wait is queued.
 struct CudaDevice::Completion {
+  explicit Completion(WaitPolicy* wait) : counted(wait) {}
+
+  GpuOperationCount counted;  // from issue to report
   Done done;
   OpSpan span;
   std::exception_ptr error;
@@ -67,21 +70,25 @@ struct CudaDevice::Completion {
 
 CudaDevice::CudaDevice(DeviceId id, const GpuContext& context,
                        const std::unordered_map<DeviceId, const GpuContext*>& gpus,
-                       PinnedHostPool& pinned, KernelImageSource& images)
+                       PinnedHostPool& pinned, KernelImageSource& images, WaitPolicy* wait)
     : id_(id),
       context_(context),
       api_(context.api()),
       gpus_(gpus),
       pinned_(pinned),
-      images_(images) {
+      images_(images),
+      wait_(wait) {
   context_.make_current();
   const std::string where = "while creating the streams of " + id.to_string();
   api_.check(api_.cuStreamCreate(&compute_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
   api_.check(api_.cuStreamCreate(&copy_in_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
   api_.check(api_.cuStreamCreate(&copy_out_, CU_STREAM_NON_BLOCKING), "cuStreamCreate", where);
-  compute_thread_ = std::make_unique<worker::Engine>(id.to_string() + " compute");
+  // The compute thread and its waiter are on the path of every launch and of a reduction's
+  // value: they poll while the GPU works. The copy engines' operations are long, or not
+  // waited on by a program.
+  compute_thread_ = std::make_unique<worker::Engine>(id.to_string() + " compute", 1, wait_);
   copy_thread_ = std::make_unique<worker::Engine>(id.to_string() + " copy");
-  compute_waiter_ = std::make_unique<worker::Engine>(id.to_string() + " compute wait");
+  compute_waiter_ = std::make_unique<worker::Engine>(id.to_string() + " compute wait", 1, wait_);
   copy_in_waiter_ = std::make_unique<worker::Engine>(id.to_string() + " copy-in wait");
   copy_out_waiter_ = std::make_unique<worker::Engine>(id.to_string() + " copy-out wait");
 }
@@ -135,10 +142,15 @@ void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>&
                                                 : *copy_out_waiter_;
   Completion* raw = c.get();
   waiter.execute(
-      [this, event, raw] {
+      [this, event, raw, stream] {
         std::unique_ptr<Completion> done(raw);
         try {
           context_.make_current();
+          // The waiter polls while the policy says so (its own operation counts as the GPU
+          // working), then sleeps in the blocking-sync event.
+          if (stream == compute_)
+            WaitPolicy::poll(wait_,
+                             [&] { return api_.cuEventQuery(event) != CUDA_ERROR_NOT_READY; });
           api_.check(api_.cuEventSynchronize(event), "cuEventSynchronize",
                      "while waiting for an operation of " + id_.to_string());
         } catch (...) {
@@ -167,7 +179,7 @@ void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>&
 }
 
 std::unique_ptr<CudaDevice::Completion> CudaDevice::started(Done done) {
-  auto c = std::make_unique<Completion>();
+  auto c = std::make_unique<Completion>(wait_);
   c->done = std::move(done);
   c->pinned = &pinned_;
   c->span.start = now();

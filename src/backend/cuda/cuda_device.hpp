@@ -19,6 +19,7 @@
 #include "backend/cuda/kernel_image.hpp"
 #include "backend/cuda/launch_grid.hpp"
 #include "backend/cuda/pinned_host_pool.hpp"
+#include "core/wait_policy.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
 #include "worker/device.hpp"
 #include "worker/engine.hpp"
@@ -35,10 +36,12 @@ namespace lightning::cuda {
 class CudaDevice final : public worker::Device {
  public:
   /// `gpus` maps every device of the worker (this one included) to its GPU's context, for
-  /// copies between GPUs. Everything given must outlive the device.
+  /// copies between GPUs. `wait` (optional) counts the device's operations from issue to
+  /// report, and its compute thread and compute waiter poll by it (WaitPolicy). Everything
+  /// given must outlive the device.
   CudaDevice(DeviceId id, const GpuContext& context,
              const std::unordered_map<DeviceId, const GpuContext*>& gpus, PinnedHostPool& pinned,
-             KernelImageSource& images);
+             KernelImageSource& images, WaitPolicy* wait = nullptr);
   /// Finishes every queued operation (their `done` included), then frees the streams,
   /// modules and scratch memory.
   ~CudaDevice() override;
@@ -108,6 +111,7 @@ class CudaDevice final : public worker::Device {
   const std::unordered_map<DeviceId, const GpuContext*>& gpus_;
   PinnedHostPool& pinned_;
   KernelImageSource& images_;
+  WaitPolicy* wait_;
   CUstream compute_ = nullptr, copy_in_ = nullptr, copy_out_ = nullptr;
 
   // State of the compute thread.

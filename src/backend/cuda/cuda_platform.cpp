@@ -6,8 +6,8 @@
 namespace lightning::cuda {
 
 CudaPlatform::CudaPlatform(const std::vector<std::pair<DeviceId, GpuInfo>>& devices,
-                           std::shared_ptr<KernelImageSource> images)
-    : images_(std::move(images)) {
+                           std::shared_ptr<KernelImageSource> images, WaitPolicy* wait)
+    : images_(std::move(images)), wait_(wait) {
   if (devices.empty())
     throw Error(ErrorKind::kInvalidArgument, "a GPU platform needs at least one device");
   for (const auto& [id, gpu] : devices) {
@@ -43,7 +43,7 @@ std::unique_ptr<worker::Device> CudaPlatform::open(DeviceId id, size_t /*index*/
   auto it = gpus_.find(id);
   if (it == gpus_.end())
     throw Error(ErrorKind::kInternal, "the GPU platform has no device " + id.to_string());
-  return std::make_unique<CudaDevice>(id, *it->second, gpus_, *pinned_, *images_);
+  return std::make_unique<CudaDevice>(id, *it->second, gpus_, *pinned_, *images_, wait_);
 }
 
 }  // namespace lightning::cuda

@@ -11,6 +11,7 @@
 #include "backend/cuda/gpu_discovery.hpp"
 #include "backend/cuda/kernel_image.hpp"
 #include "backend/cuda/pinned_host_pool.hpp"
+#include "core/wait_policy.hpp"
 #include "worker/device_platform.hpp"
 
 namespace lightning::cuda {
@@ -21,10 +22,11 @@ namespace lightning::cuda {
 /// between them go over NVLink or PCIe directly.
 class CudaPlatform final : public worker::DevicePlatform {
  public:
-  /// `devices`: each device id of the worker with its GPU. `images` must outlive the
+  /// `devices`: each device id of the worker with its GPU. `images` and `wait` (optional: the
+  /// process's WaitPolicy, which the devices count their operations in) must outlive the
   /// platform. Throws Error(kCuda) when a context cannot be retained.
   CudaPlatform(const std::vector<std::pair<DeviceId, GpuInfo>>& devices,
-               std::shared_ptr<KernelImageSource> images);
+               std::shared_ptr<KernelImageSource> images, WaitPolicy* wait = nullptr);
   ~CudaPlatform() override;
 
   worker::MemoryBackend& memory() override { return *memory_; }
@@ -36,6 +38,7 @@ class CudaPlatform final : public worker::DevicePlatform {
 
  private:
   std::shared_ptr<KernelImageSource> images_;
+  WaitPolicy* wait_;
   std::unordered_map<int, std::unique_ptr<GpuContext>> contexts_;  // by ordinal
   std::unordered_map<DeviceId, const GpuContext*> gpus_;
   std::vector<std::pair<int, int>> peer_pairs_;

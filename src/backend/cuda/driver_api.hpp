@@ -35,6 +35,7 @@ namespace lightning::cuda {
   X(cuEventDestroy)                        \
   X(cuEventRecord)                         \
   X(cuEventSynchronize)                    \
+  X(cuEventQuery)                          \
   X(cuEventElapsedTime)                    \
   X(cuLaunchHostFunc)                      \
   X(cuMemAlloc)                            \
