@@ -16,7 +16,9 @@ struct AccessRegion {
   Rect region;
   /// True when every element of `region` is touched by at least one thread (the pattern is
   /// dense there). Computed soundly but conservatively: false may also mean "not proven".
-  /// A write that is exact covers its region, so the planner need not fetch old contents.
+  /// Whether the pattern touches every element of the region (dense there). A write that is
+  /// exact still need not write them all (a kernel may skip elements its rule names, as a
+  /// conditional write does), so the planner fetches a write's old contents regardless.
   bool exact = false;
 };
 

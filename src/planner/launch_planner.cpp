@@ -50,10 +50,8 @@ ChunkRef LaunchPlanner::chunk_for_read(const ArrayState& array, const Rect& regi
   return temp;
 }
 
-ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array,
-                                        const annotation::AccessRegion& access, DeviceId device,
-                                        WorkerId worker) {
-  const Rect& region = access.region;
+ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array, const Rect& region,
+                                        DeviceId device, WorkerId worker) {
   const auto found = array.layout->find_containing(region, device);
   if (found && array.chunk_worker[*found] == worker) {
     const ChunkRef chunk = chunk_ref(array, *found);
@@ -61,10 +59,10 @@ ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array,
     return chunk;
   }
   const ChunkRef temp = temporary_of(builder_, array, region, device, worker);
-  // Elements the kernel may leave alone must keep their values when the temporary is
-  // scattered back: fetch them unless the pattern is known to cover the region.
-  if (access.mode == annotation::AccessMode::kReadWrite || !access.exact)
-    mover_.assemble(array, region, temp);
+  // Elements the kernel leaves alone must keep their values when the temporary is scattered
+  // back, and a kernel may leave alone elements its `write` rule names (a conditional write,
+  // as Kokkos code has them): so the old contents come first, however dense the pattern.
+  mover_.assemble(array, region, temp);
   pending_.push_back({&array, region, temp, std::nullopt});
   return temp;
 }
@@ -94,11 +92,11 @@ ExecuteTask LaunchPlanner::bind_superblock(const Superblock& sb,
       case annotation::AccessMode::kWrite:
         // Whether or not every element is written, what was there before is ordered
         // before this write, so a plain write orders correctly.
-        chunk = chunk_for_write(array, access, sb.device, worker);
+        chunk = chunk_for_write(array, access.region, sb.device, worker);
         mode = ChunkAccessMode::kWrite;
         break;
       case annotation::AccessMode::kReadWrite:
-        chunk = chunk_for_write(array, access, sb.device, worker);
+        chunk = chunk_for_write(array, access.region, sb.device, worker);
         break;
       case annotation::AccessMode::kReduce: {
         chunk = temporary_of(builder_, array, access.region, sb.device, worker);

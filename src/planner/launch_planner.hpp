@@ -48,9 +48,10 @@ class LaunchPlanner {
   /// temporary assembled once per launch for each (array, region, worker).
   ChunkRef chunk_for_read(const ArrayState& array, const Rect& region, DeviceId device,
                           WorkerId worker);
-  /// A chunk the superblock writes `region` into; queues the update of the other copies.
-  ChunkRef chunk_for_write(const ArrayState& array, const annotation::AccessRegion& access,
-                           DeviceId device, WorkerId worker);
+  /// A chunk the superblock writes `region` into; queues the update of the other copies. A
+  /// temporary holds the region's old contents first (see the planner's contract).
+  ChunkRef chunk_for_write(const ArrayState& array, const Rect& region, DeviceId device,
+                           WorkerId worker);
 
   /// The Execute task of superblock `sb` (its access `regions`): the chunk each access binds,
   /// with what reading them needs planned; writes queue their coherence updates (pending_),

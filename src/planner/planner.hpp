@@ -43,9 +43,10 @@ class PlanBuilder;
 ///   region is created on the superblock's device: for reads it is assembled from the homes
 ///   of its elements (local copies preferred, Send/Recv otherwise; one temporary per array,
 ///   region and worker serves every superblock of the launch); for writes the kernel writes
-///   it and it is scattered to every chunk that holds part of the region. A write whose
-///   pattern is not known to be dense (AccessRegion::exact) first assembles the old contents,
-///   so elements the kernel leaves alone keep their values.
+///   it and it is scattered to every chunk that holds part of the region. It first assembles
+///   the old contents, however dense the write pattern (AccessRegion::exact): a kernel may
+///   leave alone elements its `write` rule names (a conditional write), which must keep their
+///   values.
 /// - `reduce(op)` into an array: each superblock reduces into its own temporary partial,
 ///   initialised to the identity of op; partials are folded per device, then per worker, then
 ///   into each destination chunk that owns part of the region (workers in order), and the

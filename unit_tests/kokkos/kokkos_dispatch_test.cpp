@@ -1,6 +1,7 @@
 // parallel_for on lightning::Distributed against the same functors on Kokkos' host space.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 
 #include "core/error.hpp"
@@ -59,6 +60,41 @@ TEST(KokkosDispatch, StencilWithWorkDistributionMatchesHost) {
   auto result = Kokkos::create_mirror_view(a);
   Kokkos::deep_copy(result, a);
   for (int i = 0; i < n; ++i) ASSERT_EQ(result(i), ha(i)) << i;
+}
+
+// A kernel may leave alone elements its `write` rule names: they keep their values wherever
+// the superblocks fall, also where a superblock spans chunks and writes through a temporary
+// (chunks that are not a multiple of the 256-thread blocks, or a work distribution of its
+// own). This once came back as zeros there.
+TEST(KokkosDispatch, AConditionalWriteLeavesTheOtherElementsAsTheyWere) {
+  std::mt19937 rng(2026);
+  for (int round = 0; round < 12; ++round) {
+    const int n = std::uniform_int_distribution<int>(1, 3000)(rng);
+    const int64_t chunk = std::uniform_int_distribution<int64_t>(1, n)(rng);
+    KView<float*> hx("hx", n), hy("hy", n);
+    for (int i = 0; i < n; ++i) {
+      hx(i) = static_cast<float>(i % 3 == 0 ? i + 1 : -i);
+      hy(i) = static_cast<float>(5000 + i);
+    }
+    LView<float*> x("x", n, lightning::dist::block(chunk)),
+        y("y", n, lightning::dist::block(chunk));
+    Kokkos::deep_copy(x, hx);
+    Kokkos::deep_copy(y, hy);
+    Kokkos::parallel_for("masked", Kokkos::RangePolicy<Host>(0, n),
+                         lk_test::MaskedCopy<KView<const float*>, KView<float*>>{hx, hy});
+    const auto kernel = lk_test::MaskedCopy<LView<const float*>, LView<float*>>{x, y};
+    if (round % 2 == 0) {
+      Kokkos::parallel_for("masked", Kokkos::RangePolicy<Exec>(0, n), kernel);
+    } else {
+      const int64_t work = std::uniform_int_distribution<int64_t>(1, n)(rng);
+      Kokkos::parallel_for(
+          "masked", Kokkos::RangePolicy<Exec>(Exec(lightning::work::block(work)), 0, n), kernel);
+    }
+    auto result = Kokkos::create_mirror_view(y);
+    Kokkos::deep_copy(result, y);
+    for (int i = 0; i < n; ++i)
+      ASSERT_EQ(result(i), hy(i)) << "element " << i << " of " << n << ", chunks of " << chunk;
+  }
 }
 
 TEST(KokkosDispatch, RowSumOfRank2WithScalarsMatchesHost) {

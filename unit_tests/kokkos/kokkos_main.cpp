@@ -23,7 +23,7 @@ namespace {
 // checks) stay out; the few host-only ones among these skip themselves on a GPU. In checked
 // mode, as ctest runs them, the checked-mode tests of functors and ported kernels run too.
 const char* const kGpuTests =
-    "KokkosDispatch.SaxpyMatchesHost:KokkosDispatch.Stencil*:KokkosDispatch.RowSum*:"
+    "KokkosDispatch.SaxpyMatchesHost:KokkosDispatch.AConditionalWrite*:KokkosDispatch.Stencil*:KokkosDispatch.RowSum*:"
     "KokkosDispatch.Rank3*:KokkosReduce.DotToAScalar*:KokkosReduce.MinAndMax*:"
     "KokkosReduce.OwnInitAndJoin*:KokkosArrayReduction.*:KokkosMDRange.*:KokkosLayoutLeft.*:"
     "KokkosView.DeepCopy*:KokkosCheckedAccess.APortedKernel*:KokkosCheckedAccess.ReadPast*:"

@@ -94,6 +94,19 @@ struct Stencil {
           const { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3; })
 };
 
+/// A conditional write, as Kokkos code has them: y(i) is written only where x(i) > 0, under a
+/// `write` rule that names every y(i); the others keep their values.
+template <class X, class Y>
+struct MaskedCopy {
+  X x;
+  Y y;
+  LIGHTNING_KERNEL(
+      MaskedCopy, "global i => read x[i], write y[i]", (x, y),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+        if (x(i) > 0) y(i) = x(i);
+      })
+};
+
 /// Rank-2 arrays and an integer scalar named by the annotation.
 template <class M, class S>
 struct RowSum {
