@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <future>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend/cuda/cuda_platform.hpp"
@@ -155,7 +157,7 @@ class CudaDeviceTest : public ::testing::Test {
     for (size_t i = 0; i < std::min<size_t>(gpus_.size(), 2); ++i)
       devices.push_back({DeviceId(i), gpus_[i]});
     images_ = std::make_shared<HandWrittenImages>();
-    platform_ = std::make_unique<CudaPlatform>(devices, images_);
+    platform_ = std::make_unique<CudaPlatform>(devices, images_, &wait_);
     for (size_t i = 0; i < devices.size(); ++i) {
       devices_.push_back(platform_->open(DeviceId(i), i));
       pools_.push_back(platform_->memory().allocate_device_pool(DeviceId(i), 64 << 20));
@@ -180,6 +182,7 @@ class CudaDeviceTest : public ::testing::Test {
     w.wait();
   }
 
+  WaitPolicy wait_{std::chrono::milliseconds(10)};  // outlives the platform and its devices
   std::vector<GpuInfo> gpus_;
   std::shared_ptr<HandWrittenImages> images_;
   std::unique_ptr<CudaPlatform> platform_;
@@ -299,6 +302,23 @@ TEST_F(CudaDeviceTest, LaunchesAKernelOverASuperblockWithGlobalIndices) {
     const float want = i >= lo + 5 && i < hi - 5 ? 2.5f * x[i] + y[i] : y[i];
     ASSERT_EQ(out[i], want) << i;
   }
+}
+
+// The process's WaitPolicy sees the GPU at work from an operation's issue to its report, so
+// that the threads waiting for it poll meanwhile; and idle once everything is reported.
+TEST_F(CudaDeviceTest, EveryOperationCountsAsGpuWorkUntilItIsReported) {
+  const int64_t n = 1 << 16;
+  std::vector<float> x(n, 1.0f);
+  const Rect box({0}, {n});
+  const auto dx = on_device(0, box, 4);
+  std::promise<int64_t> during;
+  devices_[0]->copy(dx, on_host(x.data(), box, 4), box,
+                    [&](std::exception_ptr, OpSpan) { during.set_value(wait_.gpu_operations()); });
+  EXPECT_GE(during.get_future().get(), 1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (wait_.gpu_operations() != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::yield();
+  EXPECT_EQ(wait_.gpu_operations(), 0);
 }
 
 TEST_F(CudaDeviceTest, ReductionsJoinThePerBlockPartialsIntoThePartialChunk) {
