@@ -15,10 +15,10 @@ struct AccessRegion {
   /// threads touch nothing inside the array. Rank 0 arrays get the one-point rank-0 box.
   Rect region;
   /// True when every element of `region` is touched by at least one thread (the pattern is
-  /// dense there). Computed soundly but conservatively: false may also mean "not proven".
-  /// Whether the pattern touches every element of the region (dense there). A write that is
-  /// exact still need not write them all (a kernel may skip elements its rule names, as a
-  /// conditional write does), so the planner fetches a write's old contents regardless.
+  /// dense there). Computed soundly but conservatively: false may also mean "not proven". A
+  /// write that is exact still need not write them all (a kernel may skip elements its rule
+  /// names, as a conditional write does), so the planner fetches a write's old contents
+  /// regardless.
   bool exact = false;
 };
 

@@ -21,7 +21,8 @@ namespace lightning {
 ///
 /// One per process, shared by the threads on a launch's path (the program's waits, the
 /// worker's scheduler and staging threads, each GPU's compute thread and compute waiter);
-/// GPUs count their operations in and out. Thread-safe.
+/// GPUs count their launches (and what runs behind them) in and out, not their copies, which
+/// are long or not what a program waits for. Thread-safe.
 class WaitPolicy {
  public:
   /// How long every wait polls before it sleeps.

@@ -256,7 +256,7 @@ void serialize(Archive&, EndRun&) {}
 namespace {
 
 // Bumped whenever a message's fields change.
-constexpr uint32_t kFormatVersion = 4;
+constexpr uint32_t kFormatVersion = 5;
 
 }  // namespace
 

@@ -65,7 +65,10 @@ void ThreadPool::run(int index) {
   for (;;) {
     std::function<void()> job;
     // As MessageQueue::pop: the next job of a chain of small ones comes within microseconds.
-    WaitPolicy::poll(wait_, [this] { return queued_.load(std::memory_order_acquire) != 0; });
+    WaitPolicy::poll(wait_, [this] {
+      return queued_.load(std::memory_order_acquire) != 0 ||
+             stopping_.load(std::memory_order_acquire);
+    });
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });

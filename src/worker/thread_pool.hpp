@@ -52,9 +52,9 @@ class ThreadPool {
   std::mutex mutex_;
   std::condition_variable wake_;
   RingQueue<std::function<void()>> queue_;
-  std::atomic<size_t> queued_{0};  // queue_.size(), read without the lock while spinning
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;  // last: started once everything above exists
+  std::atomic<size_t> queued_{0};      // queue_.size(), read without the lock while spinning
+  std::atomic<bool> stopping_{false};  // set under mutex_; read without it while polling
+  std::vector<std::thread> threads_;   // last: started once everything above exists
 };
 
 /// Names the calling thread for debuggers and profilers (shortened to the system's 15

@@ -165,6 +165,7 @@ class CudaDeviceTest : public ::testing::Test {
   }
   void TearDown() override {
     devices_.clear();
+    EXPECT_EQ(wait_.gpu_operations(), 0) << "an operation was counted and never ended";
     for (size_t i = 0; i < pools_.size(); ++i)
       platform_->memory().free_device_pool(DeviceId(i), pools_[i]);
   }
@@ -304,17 +305,31 @@ TEST_F(CudaDeviceTest, LaunchesAKernelOverASuperblockWithGlobalIndices) {
   }
 }
 
-// The process's WaitPolicy sees the GPU at work from an operation's issue to its report, so
-// that the threads waiting for it poll meanwhile; and idle once everything is reported.
-TEST_F(CudaDeviceTest, EveryOperationCountsAsGpuWorkUntilItIsReported) {
+// The process's WaitPolicy sees the GPU at work from a launch's issue to its report, so that
+// the threads waiting for it poll meanwhile, and idle once it is reported; copies do not count.
+TEST_F(CudaDeviceTest, EveryLaunchCountsAsGpuWorkUntilItIsReported) {
   const int64_t n = 1 << 16;
+  static const KernelInfo info = axpy_info();
   std::vector<float> x(n, 1.0f);
   const Rect box({0}, {n});
-  const auto dx = on_device(0, box, 4);
-  std::promise<int64_t> during;
-  devices_[0]->copy(dx, on_host(x.data(), box, 4), box,
-                    [&](std::exception_ptr, OpSpan) { during.set_value(wait_.gpu_operations()); });
-  EXPECT_GE(during.get_future().get(), 1);
+  const auto dx = on_device(0, box, 4), dy = on_device(0, box, 4, 8 << 20);
+  std::promise<int64_t> during_copy;
+  devices_[0]->copy(dx, on_host(x.data(), box, 4), box, [&](std::exception_ptr, OpSpan) {
+    during_copy.set_value(wait_.gpu_operations());
+  });
+  EXPECT_EQ(during_copy.get_future().get(), 0);
+  copy(0, dy, on_host(x.data(), box, 4), box);
+  Axpy f{};
+  f.a = 1.0f;
+  KernelRun run{&info, "axpy", std::vector<uint8_t>(sizeof f), box, nullptr, {}, nullptr};
+  std::memcpy(run.functor.data(), &f, sizeof f);
+  patch(run.functor, offsetof(Axpy, x), dx.data, 0, n);
+  patch(run.functor, offsetof(Axpy, y), dy.data, 0, n);
+  std::promise<int64_t> during_launch;
+  devices_[0]->launch(std::move(run), [&](std::exception_ptr e, OpSpan) {
+    during_launch.set_value(e ? -1 : wait_.gpu_operations());
+  });
+  EXPECT_GE(during_launch.get_future().get(), 1);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (wait_.gpu_operations() != 0 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::yield();

@@ -60,6 +60,22 @@ TEST(ThreadPool, DestructorFinishesQueuedWorkIncludingJobsSubmittedByJobs) {
   EXPECT_EQ(count.load(), 100);
 }
 
+// Threads polling for jobs while a GPU works (WaitPolicy) still see the pool stop at once,
+// and run jobs that come while they poll.
+TEST(ThreadPool, PollingThreadsRunJobsAndStopAtOnce) {
+  WaitPolicy wait(std::chrono::seconds(60));
+  const GpuOperationCount busy(&wait);
+  const auto start = std::chrono::steady_clock::now();
+  {
+    ThreadPool pool("poller", 2, &wait);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the threads are polling
+    std::promise<void> ran;
+    pool.submit([&] { ran.set_value(); });
+    ran.get_future().wait();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
 TEST(ThreadPool, ThreadsAreNamed) {
   std::mutex mutex;
   std::set<std::string> names;

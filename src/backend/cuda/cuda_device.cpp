@@ -178,8 +178,8 @@ void CudaDevice::finish_with_event(CUstream stream, std::unique_ptr<Completion>&
   c.release();  // the waiter owns it now
 }
 
-std::unique_ptr<CudaDevice::Completion> CudaDevice::started(Done done) {
-  auto c = std::make_unique<Completion>(wait_);
+std::unique_ptr<CudaDevice::Completion> CudaDevice::started(Done done, bool gpu_work) {
+  auto c = std::make_unique<Completion>(gpu_work ? wait_ : nullptr);
   c->done = std::move(done);
   c->pinned = &pinned_;
   c->span.start = now();
@@ -265,7 +265,8 @@ void CudaDevice::enqueue_copy(CUstream stream, const PlacedBuffer& dst, const Pl
 void CudaDevice::copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) {
   copy_thread_->execute(
       [this, dst, src, region, done = std::move(done)]() mutable {
-        std::unique_ptr<Completion> c = started(std::move(done));
+        // Copies are long, or not what a program's wait is for: no one polls for them.
+        std::unique_ptr<Completion> c = started(std::move(done), false);
         try {
           context_.make_current();
           const bool outbound =

@@ -36,8 +36,9 @@ namespace lightning::cuda {
 class CudaDevice final : public worker::Device {
  public:
   /// `gpus` maps every device of the worker (this one included) to its GPU's context, for
-  /// copies between GPUs. `wait` (optional) counts the device's operations from issue to
-  /// report, and its compute thread and compute waiter poll by it (WaitPolicy). Everything
+  /// copies between GPUs. `wait` (optional) counts the device's launches and what runs behind
+  /// them from issue to report, and its compute thread and compute waiter poll by it
+  /// (WaitPolicy). Everything
   /// given must outlive the device.
   CudaDevice(DeviceId id, const GpuContext& context,
              const std::unordered_map<DeviceId, const GpuContext*>& gpus, PinnedHostPool& pinned,
@@ -97,7 +98,9 @@ class CudaDevice final : public worker::Device {
   bool host_views(const std::vector<worker::HostAccess>& accesses, CUstream stream,
                   std::vector<void*>& blocks, std::vector<worker::BoxBuffer>& views);
   /// A new operation's completion: its `done`, started now.
-  std::unique_ptr<Completion> started(Done done);
+  /// An operation's completion record, its span started; `gpu_work`: whether it counts as the
+  /// GPU working in the WaitPolicy (launches and what runs behind them, not copies).
+  std::unique_ptr<Completion> started(Done done, bool gpu_work = true);
   void finish_with_event(CUstream stream, std::unique_ptr<Completion>& completion);
   /// Reports a compute-thread operation that failed before its event was recorded, after the
   /// launches issued before it.
