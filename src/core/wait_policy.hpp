@@ -16,7 +16,7 @@ namespace lightning {
 /// GPU of the process runs operations the runtime gave it, up to `gpu_poll`, since each
 /// thread a launch or a reduction's value passes through would otherwise sleep through the
 /// kernel and be woken after it, one wake-up after another (a 1.4 ms team reduction on an
-/// H100 returned its value 12-25% later than the same kernel launched natively, 3.5-4.8% with
+/// H100 returned its value 18-65% later than the same kernel launched natively, 5-7% with
 /// polling). CUDA's own default does the same for a host thread waiting for a GPU.
 ///
 /// One per process, shared by the threads on a launch's path (the program's waits, the
