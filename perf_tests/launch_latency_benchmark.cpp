@@ -170,35 +170,32 @@ NativeChains native_chains(int64_t n, int launches, int repeats) {
   const unsigned grid[3] = {static_cast<unsigned>((n + 255) / 256), 1, 1}, block[3] = {256, 1, 1};
   const unsigned one[3] = {1, 1, 1};
   NativeChains c;
-  c.saxpy_one_sync_us = perf::timed(repeats,
-                                    [&] {
-                                      for (int l = 0; l < launches; ++l)
-                                        native.enqueue(saxpy, grid, block, 0, saxpy_params);
-                                      native.synchronize();
-                                    }) *
-                        1e6 / launches;
-  c.saxpy_sync_each_us = perf::timed(repeats,
-                                     [&] {
-                                       for (int l = 0; l < launches; ++l)
-                                         native.launch(saxpy, grid, block, 0, saxpy_params);
-                                     }) *
-                         1e6 / launches;
-  c.dot_us = perf::timed(repeats,
-                         [&] {
-                           for (int l = 0; l < launches; ++l) {
-                             native.enqueue(dot, one, block, 0, dot_params);
-                             native.read(&c.value, sum, sizeof(double));
-                           }
-                         }) *
-             1e6 / launches;
-  c.team_dot_us = perf::timed(repeats,
-                              [&] {
-                                for (int l = 0; l < launches; ++l) {
-                                  native.enqueue(team_dot, league, team, 0, team_dot_params);
-                                  native.read(&c.value, sum, sizeof(double));
-                                }
-                              }) *
-                  1e6 / launches;
+  // Microseconds per launch of a chain: `each` once per launch, then `end`, per run.
+  const auto per_launch_us = [&](const auto& each, const auto& end) {
+    return perf::timed(repeats,
+                       [&] {
+                         for (int l = 0; l < launches; ++l) each();
+                         end();
+                       }) *
+           1e6 / launches;
+  };
+  const auto nothing = [] {};
+  c.saxpy_one_sync_us = per_launch_us([&] { native.enqueue(saxpy, grid, block, 0, saxpy_params); },
+                                      [&] { native.synchronize(); });
+  c.saxpy_sync_each_us =
+      per_launch_us([&] { native.launch(saxpy, grid, block, 0, saxpy_params); }, nothing);
+  c.dot_us = per_launch_us(
+      [&] {
+        native.enqueue(dot, one, block, 0, dot_params);
+        native.read(&c.value, sum, sizeof(double));
+      },
+      nothing);
+  c.team_dot_us = per_launch_us(
+      [&] {
+        native.enqueue(team_dot, league, team, 0, team_dot_params);
+        native.read(&c.value, sum, sizeof(double));
+      },
+      nothing);
   return c;
 }
 #endif

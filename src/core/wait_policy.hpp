@@ -33,8 +33,6 @@ class WaitPolicy {
   WaitPolicy(const WaitPolicy&) = delete;
   WaitPolicy& operator=(const WaitPolicy&) = delete;
 
-  std::chrono::microseconds gpu_poll() const { return gpu_poll_; }
-
   /// A GPU operation was issued / has been reported done (one each per operation).
   void gpu_operation_started() { gpu_operations_.fetch_add(1, std::memory_order_relaxed); }
   void gpu_operation_ended() { gpu_operations_.fetch_sub(1, std::memory_order_relaxed); }

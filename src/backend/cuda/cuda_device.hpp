@@ -38,8 +38,7 @@ class CudaDevice final : public worker::Device {
   /// `gpus` maps every device of the worker (this one included) to its GPU's context, for
   /// copies between GPUs. `wait` (optional) counts the device's launches and what runs behind
   /// them from issue to report, and its compute thread and compute waiter poll by it
-  /// (WaitPolicy). Everything
-  /// given must outlive the device.
+  /// (WaitPolicy). Everything given must outlive the device.
   CudaDevice(DeviceId id, const GpuContext& context,
              const std::unordered_map<DeviceId, const GpuContext*>& gpus, PinnedHostPool& pinned,
              KernelImageSource& images, WaitPolicy* wait = nullptr);
