@@ -121,6 +121,10 @@ bool checks_accesses() {
   return state().driver && state().config.check_access;
 }
 
+std::size_t device_count() {
+  return detail::runtime().devices().size();
+}
+
 namespace detail {
 
 namespace {

@@ -1,9 +1,14 @@
-// The ported CUDA kernels of the examples (stencil.cu, kmeans_assign.cu, hotspot.cu), registered
-// once per process. Shared by the example programs and the test that compiles every registered
-// kernel to a cubin.
+// The ported CUDA kernels of the examples (stencil.cu, kmeans_assign.cu, hotspot.cu, nbody.cu,
+// gemm.cu, black_scholes.cu), registered once per process, and the Black-Scholes inputs and
+// check. Shared by the example programs, the benchmarks and the test that compiles every
+// registered kernel to a cubin.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "lightning_kokkos/cuda_kernel.hpp"
+#include "lightning_kokkos/vector_types.hpp"
 
 namespace ported {
 
@@ -20,5 +25,26 @@ const lightning::CudaKernel& nbody_kernel();
 /// gemm_tiled(m, n, k, A, B, C): C = A B (m x k times k x n) in 16x16 shared-memory tiles,
 /// launched as a grid of ceil(n / 16) x ceil(m / 16) blocks of 16 x 16.
 const lightning::CudaKernel& gemm_kernel();
+/// black_scholes(call, put, stock_price, option_strike, option_years, riskfree, volatility,
+/// opt_n): call and put prices of opt_n options, two a thread (the lanes of float2 element
+/// i), launched as the cuda-samples sample does: blocks of 128, ceil(opt_n / 2 / 128) of them.
+const lightning::CudaKernel& black_scholes_kernel();
+
+/// Black-Scholes inputs as the cuda-samples sample makes them (stock price in [5, 30], strike
+/// in [1, 100], years in [0.25, 10]), from a fixed generator: opt_n / 2 elements of two options.
+struct OptionInputs {
+  std::vector<lightning::float2> stock_price, option_strike, option_years;
+};
+OptionInputs random_options(int64_t opt_n);
+
+/// The sample's check of computed prices against the formula in double precision: the L1
+/// distance of the call prices relative to their L1 norm, and the largest absolute
+/// difference over calls and puts; over every `stride`-th element (1: all).
+struct PriceErrors {
+  double l1_norm = 0, max_abs = 0;
+};
+PriceErrors black_scholes_errors(const OptionInputs& in, const lightning::float2* call,
+                                 const lightning::float2* put, float riskfree, float volatility,
+                                 size_t stride = 1);
 
 }  // namespace ported

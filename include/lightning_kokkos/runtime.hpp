@@ -2,6 +2,8 @@
 // used by lightning::View, lightning::Distributed and the Kokkos dispatch specialisations.
 #pragma once
 
+#include <cstddef>
+
 namespace lightning {
 
 namespace driver {
@@ -27,6 +29,10 @@ void fence();
 /// Whether the runtime runs in checked mode (setting `check-access`: kernels' element
 /// accesses checked against their annotations on host devices). False without a runtime.
 bool checks_accesses();
+
+/// How many devices the runtime runs on, over all ranks (the same on every rank): what a
+/// program divides its arrays and work by. Throws Error(kInvalidArgument) without a runtime.
+std::size_t device_count();
 
 /// initialize() in its constructor, finalize() in its destructor. Declare it after
 /// Kokkos::ScopeGuard, so it goes first. A task error found by the final fence is printed

@@ -1,6 +1,7 @@
 // lightning::View's Kokkos surface, lifetime, copies and errors; the execution space.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -254,6 +255,14 @@ TEST(KokkosSpace, DefaultDistributionGivesEachDeviceAChunk) {
   Kokkos::View<float*, Kokkos::HostSpace> h("h", 1);
   Kokkos::deep_copy(h, tiny);
   EXPECT_EQ(h(0), 3.0f);
+}
+
+TEST(KokkosSpace, DeviceCountIsTheRuntimesDevices) {
+  // main() starts every rank on LIGHTNING_DEVICES, host:2 unless the environment says more;
+  // the count is over all ranks (mpirun's OMPI_COMM_WORLD_SIZE).
+  if (std::string(std::getenv("LIGHTNING_DEVICES")) != "host:2") GTEST_SKIP() << "other devices";
+  const char* ranks = std::getenv("OMPI_COMM_WORLD_SIZE");
+  EXPECT_EQ(lightning::device_count(), 2u * (ranks ? std::stoul(ranks) : 1u));
 }
 
 }  // namespace
