@@ -95,6 +95,9 @@ class BoundAnnotation {
   const KernelSignature& signature() const { return signature_; }
   int launch_rank() const { return launch_rank_; }
   LaunchKind launch_kind() const { return launch_kind_; }
+  /// Whether a rule's index depends on a block or local index (a `block` or `local` binding
+  /// it uses): only then do the regions depend on how the launch's threads form blocks.
+  bool uses_blocks() const { return uses_blocks_; }
   /// Non-fatal findings, e.g. array parameters that no rule mentions.
   const std::vector<Diagnostic>& warnings() const { return warnings_; }
 
@@ -111,6 +114,7 @@ class BoundAnnotation {
   KernelSignature signature_;
   int launch_rank_ = 0;
   LaunchKind launch_kind_ = LaunchKind::kThreads;
+  bool uses_blocks_ = false;
   std::vector<Diagnostic> warnings_;
   std::vector<BoundRule> rules_;
   std::vector<BoundArray> arrays_;

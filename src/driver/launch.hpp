@@ -21,7 +21,7 @@ struct Launch {
   const void* functor = nullptr;  ///< its bytes (KernelInfo::functor_size of them)
   std::vector<ArrayId> arrays;    ///< per signature parameter; invalid for scalars
   Rect domain;                    ///< thread indices
-  Point block_size;               ///< default: 256 along the last axis, 1 elsewhere
+  Point block_size;  ///< default: 256 along the last axis where the annotation uses blocks, else 1
   /// A team launch (Kokkos TeamPolicy): `domain` is league × team threads in blocks of the
   /// team size; its annotation binds `block` and `local`, never `global`.
   bool teams = false;

@@ -152,8 +152,12 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
   r.domain = launch.domain;
   r.block_size = launch.block_size;
   if (r.block_size.rank() == 0) {
+    // The runtime's choice (a Kokkos range): blocks of 256 along the last axis when the
+    // annotation's regions depend on them; otherwise no block at all, so that superblocks
+    // follow the chunks' edges wherever they are (a superblock spanning two chunks would run
+    // through a temporary copy of its region).
     r.block_size = Point::filled(rank, 1);
-    r.block_size[rank - 1] = 256;
+    if (bound.uses_blocks()) r.block_size[rank - 1] = 256;
   }
   r.work = launch.work
                ? *launch.work

@@ -80,7 +80,8 @@ TEST_F(LaunchDecoder, ReadsScalarsAndFillsTheDefaults) {
   EXPECT_EQ(r.arrays[1], v_);
   EXPECT_FALSE(r.arrays[4].valid());
   EXPECT_EQ(r.scalars, (std::vector<int64_t>{0, 0, -3, 4, 0}));  // only integers
-  EXPECT_EQ(r.block_size, Point{256});
+  // Regions that do not depend on blocks: no block, so superblocks follow chunk edges exactly.
+  EXPECT_EQ(r.block_size, Point{1});
   // Superblocks follow the written array's chunks, not the first listed one's.
   EXPECT_EQ(r.work, work::like(*planner_.array(v_).layout));
   EXPECT_FALSE(r.scalar_reduction);
@@ -93,6 +94,15 @@ TEST_F(LaunchDecoder, ReadsScalarsAndFillsTheDefaults) {
   EXPECT_EQ(data.extents[3].rank(), 0);
   ASSERT_EQ(data.arrays.size(), 2u);
   EXPECT_EQ(data.arrays[1].byte_offset, offsetof(Bytes, vector));
+}
+
+TEST_F(LaunchDecoder, AnAnnotationUsingBlocksGetsTheDefaultBlocksOf256) {
+  // `block b` binds b to a block index only if the runtime chose a block size.
+  const kernel::KernelInfo k =
+      matrix_kernel("block b, local t => read m[b * 256 + t, 0:cols-1], write v[b * 256 + t]");
+  EXPECT_EQ(decode(launch(Rect(Point{0}, Point{6})), k).request.block_size, Point{256});
+  const kernel::KernelInfo unused = matrix_kernel("global i, block b => write v[i]");
+  EXPECT_EQ(decode(launch(Rect(Point{0}, Point{6})), unused).request.block_size, Point{1});
 }
 
 TEST_F(LaunchDecoder, AGivenBlockSizeAndWorkDistributionWin) {

@@ -38,6 +38,37 @@ TEST(KokkosDispatch, SaxpyMatchesHost) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(result(i), hy(i)) << i;
 }
 
+// A Kokkos range launch without a work distribution follows the chunks of its array wherever
+// their edges are (here 1001 elements on two devices: 501 and 500), so no superblock spans
+// two chunks, which would run through a temporary copy of its region: its creation, the
+// copies in and out and their stagings. Each launch then stages at most its two superblocks'
+// chunks (fewer when it is issued behind the launch before); through temporaries it was 7.
+TEST(KokkosDispatch, ADefaultLaunchOverUnevenChunksRunsInPlace) {
+  if (lightning::detail::runtime().devices().size() != 2) GTEST_SKIP() << "counts for 2 devices";
+  const int n = 1001;
+  LView<float*> x("x", n), y("y", n);
+  Kokkos::deep_copy(x, 1.0f);
+  Kokkos::deep_copy(y, 2.0f);
+  const auto saxpy = lk_test::Saxpy<LView<const float*>, LView<float*>>{x, y, 2.0f};
+  Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(0, n), saxpy);
+  Kokkos::fence();
+  auto stagings = [] {
+    uint64_t count = 0;
+    for (const auto& r : lightning::detail::runtime().memory_reports())
+      count += r.counters.stagings;
+    return count;
+  };
+  const uint64_t before = stagings();
+  const int launches = 4;
+  for (int launch = 0; launch < launches; ++launch)
+    Kokkos::parallel_for("saxpy", Kokkos::RangePolicy<Exec>(0, n), saxpy);
+  Kokkos::fence();
+  EXPECT_LE(stagings() - before, uint64_t{2 * launches});
+  auto result = Kokkos::create_mirror_view(y);
+  Kokkos::deep_copy(result, y);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(result(i), 12.0f) << i;
+}
+
 TEST(KokkosDispatch, StencilWithWorkDistributionMatchesHost) {
   const int n = 1000;
   KView<float*> ha("ha", n), hb("hb", n);
