@@ -57,7 +57,8 @@ class Binder {
     for (const Rule& rule : ast_.rules) bind_rule(rule);
     if (!sig_.arrays_shared) warn_unmentioned();
     for (const LoweredExpr& e : out_.exprs_)
-      out_.uses_blocks_ = out_.uses_blocks_ || e.op == LoweredOp::kBlock || e.op == LoweredOp::kLocal;
+      out_.uses_blocks_ =
+          out_.uses_blocks_ || e.op == LoweredOp::kBlock || e.op == LoweredOp::kLocal;
     return std::move(out_);
   }
 

@@ -179,6 +179,13 @@ TEST(BoundAnnotation, KeepsModesOfSingleRules) {
   EXPECT_EQ(b.arrays()[2].op, ReduceOp::kMin);
 }
 
+TEST(BoundAnnotation, KnowsWhetherItsRegionsDependOnBlocks) {
+  EXPECT_FALSE(bind("global [i, j] => read B[i, :], write A[j]").uses_blocks());
+  EXPECT_FALSE(bind("global i, block b => write A[i]").uses_blocks());  // b unused
+  EXPECT_TRUE(bind("block [b, c] => write A[b * 16]").uses_blocks());
+  EXPECT_TRUE(bind("global i, local l => write A[i - l]").uses_blocks());
+}
+
 TEST(BoundAnnotation, WarnsAboutArraysNoRuleMentions) {
   const BoundAnnotation b = bind("global i => read A[i]");
   ASSERT_EQ(b.warnings().size(), 2u);
