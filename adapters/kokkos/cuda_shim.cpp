@@ -20,9 +20,7 @@ void run_blocks(const jit::PortedLaunch& launch, const Rect& superblock,
                 const std::function<void(int rank, kernel::HostTeam& team)>& enter,
                 const std::function<void(const dim3& index)>& block) {
   const std::array<uint32_t, 3> blocks = kernel::superblock_grid(launch, superblock);
-  unsigned first[3] = {0, 0, 0};
-  for (int a = 0; a < superblock.rank(); ++a)
-    first[a] = static_cast<unsigned>(superblock.lo()[a] / launch.block[a]);
+  const std::array<uint32_t, 3> first = kernel::superblock_first_block(launch, superblock);
   const int threads = static_cast<int>(launch.block[0] * launch.block[1] * launch.block[2]);
   std::lock_guard<std::mutex> hold(block_lock());
   kernel::run_host_team(

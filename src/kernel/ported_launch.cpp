@@ -78,6 +78,14 @@ std::array<uint32_t, 3> superblock_grid(const jit::PortedLaunch& launch, const R
   return blocks;
 }
 
+std::array<uint32_t, 3> superblock_first_block(const jit::PortedLaunch& launch,
+                                               const Rect& superblock) {
+  std::array<uint32_t, 3> first{0, 0, 0};
+  for (int a = 0; a < superblock.rank() && a < 3; ++a)
+    first[static_cast<size_t>(a)] = static_cast<uint32_t>(superblock.lo()[a] / launch.block[a]);
+  return first;
+}
+
 std::string to_string(const jit::PortedLaunch& launch) {
   const uint32_t rank = launch.rank >= 1 && launch.rank <= 3 ? launch.rank : 3;
   return "grid " + tuple(launch.grid, rank) + " of blocks " + tuple(launch.block, rank);

@@ -26,6 +26,10 @@ std::string limit_violation(const jit::PortedLaunch& launch, int64_t max_threads
 /// The blocks of `superblock` (whole blocks of `launch`) per axis x, y, z: the CUDA grid that
 /// runs it, one CUDA block per block; the first of them is block `superblock.lo / block`.
 std::array<uint32_t, 3> superblock_grid(const jit::PortedLaunch& launch, const Rect& superblock);
+/// The index in the whole grid of `superblock`'s first block per axis x, y, z (0 beyond the
+/// launch's rank): what its blocks add to their own blockIdx.
+std::array<uint32_t, 3> superblock_first_block(const jit::PortedLaunch& launch,
+                                               const Rect& superblock);
 
 /// "grid (64, 64) of blocks (16, 16)" (the launch's rank of axes), for messages.
 std::string to_string(const jit::PortedLaunch& launch);

@@ -912,12 +912,13 @@ TEST(KernelCodegen, PortedKernelCallsTheDeviceFunctionWithTheBlockInTheWholeGrid
                   "  if (i > 0 && i < n - 1) out[i] = (in[i - 1] + in[i] + in[i + 1]) / 3;\n"
                   "}\n");
   const GeneratedKernel g = generate_kernel(info, {});
+  // The superblock's first block comes from the host: no division in the kernel.
+  EXPECT_TRUE(contains(g.source, "void* partials, const uint3 first_block) {")) << g.source;
   EXPECT_TRUE(contains(g.source,
-                       "const dim3 block_in_grid(static_cast<unsigned>(box.lo[0] / blockDim.x) + "
-                       "blockIdx.x,"))
+                       "const dim3 block_in_grid(first_block.x + blockIdx.x, first_block.y + "
+                       "blockIdx.y,\n                           first_block.z + blockIdx.z);"))
       << g.source;
-  EXPECT_TRUE(contains(g.source, "static_cast<unsigned>(box.lo[1] / blockDim.y) + blockIdx.y,"))
-      << g.source;
+  EXPECT_FALSE(contains(g.source, "/ blockDim")) << g.source;
   EXPECT_TRUE(contains(g.source, "stencil(block_in_grid, f.out, f.in, f.n);")) << g.source;
   // No loop, no launch bounds of the runtime's, no gridDim or blockIdx of its own, no barrier:
   // the kernel as written.

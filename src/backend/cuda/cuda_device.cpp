@@ -686,7 +686,9 @@ void CudaDevice::issue_ported(KernelRun& run, const Functions& functions,
     kernel::fold_chunk_offsets(info.description.arrays, info.description.signature,
                                run.functor.data());
   CUdeviceptr partials = 0;
-  void* params[] = {run.functor.data(), const_cast<jit::LaunchBox*>(&box), &partials};
+  std::array<uint32_t, 3> first_block = kernel::superblock_first_block(shape, run.superblock);
+  void* params[] = {run.functor.data(), const_cast<jit::LaunchBox*>(&box), &partials,
+                    first_block.data()};
   api_.check(api_.cuLaunchKernel(functions.general, grid[0], grid[1], grid[2], shape.block[0],
                                  shape.block[1], shape.block[2], shape.shared_bytes, compute_,
                                  params, nullptr),
