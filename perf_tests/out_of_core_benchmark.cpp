@@ -15,7 +15,9 @@
 //
 // Sizes follow the cap: the data of each kernel is data-ratio x (cap x devices) unless
 // --stencil-size / --gemm-rows give it; chunks are --chunk-bytes (default cap / 32). A run
-// is K stencil steps (ping-pong between two arrays) or one C = A·B; one warm-up run (JIT,
+// is K stencil steps (ping-pong between two arrays) or one C = A·B; the stencil runs out of
+// core twice, declaring `write out[i]` ("stencil") and `overwrite out[i]`
+// ("stencil_overwrite", against the same in-core run); one warm-up run (JIT,
 // steady state of the memories), then the median of R runs, each ended by a fence. The
 // memory managers' counters (MemoryReport) give the bytes the runtime moved per run.
 // One process only (not under mpirun): each configuration is its own runtime, one after the
@@ -126,6 +128,7 @@ constexpr std::pair<const char*, uint64_t worker::MemoryCounters::*> kCounters[]
     {"host_evictions", &worker::MemoryCounters::host_evictions},
     {"invalidations", &worker::MemoryCounters::invalidations},
     {"fills_skipped", &worker::MemoryCounters::fills_skipped},
+    {"partial_fills", &worker::MemoryCounters::partial_fills},
     {"zero_fills", &worker::MemoryCounters::zero_fills},
     {"disk_writes", &worker::MemoryCounters::disk_writes},
     {"bytes_written_to_disk", &worker::MemoryCounters::bytes_written_to_disk},
@@ -181,6 +184,8 @@ struct Sizes {
   int iterations = 0, repeats = 0;
 };
 
+/// K steps of the stencil `Kernel` (perf_kernels::Stencil or StencilOverwrite).
+template <template <class, class> class Kernel>
 Measured run_stencil(const Sizes& s) {
   using V = lightning::View<float*>;
   const int64_t n = s.stencil_n;
@@ -193,7 +198,7 @@ Measured run_stencil(const Sizes& s) {
   time_runs(s.repeats, m, [&] {
     for (int it = 0; it < s.iterations; ++it) {
       Kokkos::parallel_for("stencil", Kokkos::RangePolicy<Distributed>(space, 1, n - 1),
-                           perf_kernels::Stencil<V::const_type, V>{a, b});
+                           Kernel<V::const_type, V>{a, b});
       std::swap(a, b);
     }
   });
@@ -534,12 +539,13 @@ int main(int argc, char* argv[]) {
       return kernel(s);
     };
 
-    Measured stencil[2], gemm[2];
+    Measured stencil[2], stencil_overwrite, gemm[2];
     const bool run_stencil = only.empty() || only == "stencil";
     const bool run_gemm = only.empty() || only == "gemm";
     if (run_stencil) {
-      stencil[0] = in_core_run(bench::run_stencil);
-      stencil[1] = out_of_core_run(bench::run_stencil);
+      stencil[0] = in_core_run(bench::run_stencil<perf_kernels::Stencil>);
+      stencil[1] = out_of_core_run(bench::run_stencil<perf_kernels::Stencil>);
+      stencil_overwrite = out_of_core_run(bench::run_stencil<perf_kernels::StencilOverwrite>);
     }
     if (run_gemm) {
       gemm[0] = in_core_run(bench::run_gemm);
@@ -600,15 +606,21 @@ int main(int argc, char* argv[]) {
     if (run_stencil) {
       const double bytes = double(s.stencil_n) * 4;
       const double k = s.iterations;
-      Json j = kernel_entry("stencil", stencil[0], stencil[1], {k * bytes, k * bytes},
-                            {k * std::max(0.0, bytes - kept), k * std::max(0.0, bytes - kept)},
-                            transfer, 2 * bytes, kept, all_same);
-      j["elements"] = s.stencil_n;
-      j["chunk_elements"] = s.stencil_chunk;
-      j["iterations_per_run"] = s.iterations;
-      j["in_core_GBps"] = 2 * k * bytes / stencil[0].seconds / 1e9;
-      j["out_of_core_GBps"] = 2 * k * bytes / stencil[1].seconds / 1e9;
-      out["kernels"].push_back(j);
+      // The `overwrite` stencil out of core against the same in-core run (`write`): equal
+      // results, and the old contents of what it writes not fetched.
+      for (const auto& [name, out_of_core] :
+           {std::pair<const char*, const bench::Measured*>{"stencil", &stencil[1]},
+            {"stencil_overwrite", &stencil_overwrite}}) {
+        Json j = kernel_entry(name, stencil[0], *out_of_core, {k * bytes, k * bytes},
+                              {k * std::max(0.0, bytes - kept), k * std::max(0.0, bytes - kept)},
+                              transfer, 2 * bytes, kept, all_same);
+        j["elements"] = s.stencil_n;
+        j["chunk_elements"] = s.stencil_chunk;
+        j["iterations_per_run"] = s.iterations;
+        j["in_core_GBps"] = 2 * k * bytes / stencil[0].seconds / 1e9;
+        j["out_of_core_GBps"] = 2 * k * bytes / out_of_core->seconds / 1e9;
+        out["kernels"].push_back(j);
+      }
     }
     if (run_gemm) {
       const double n = double(s.gemm_n), a = double(s.gemm_m) * n * 4, b = n * n * 4 * devices;

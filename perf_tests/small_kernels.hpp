@@ -28,6 +28,18 @@ struct Stencil {
           const { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3.0f; })
 };
 
+/// The stencil declaring that it writes every element it names: an out-of-core run need not
+/// bring the old contents of what it writes.
+template <class In, class Out>
+struct StencilOverwrite {
+  In in;
+  Out out;
+  LIGHTNING_KERNEL(
+      StencilOverwrite, "global i => read in[i-1:i+1], overwrite out[i]", (in, out),
+      KOKKOS_INLINE_FUNCTION void operator()(const int64_t i)
+          const { out(i) = (in(i - 1) + in(i) + in(i + 1)) / 3.0f; })
+};
+
 template <class X>
 struct Dot {
   X x;

@@ -8,6 +8,8 @@ std::string_view name_of(AccessMode mode) {
       return "read";
     case AccessMode::kWrite:
       return "write";
+    case AccessMode::kOverwrite:
+      return "overwrite";
     case AccessMode::kReadWrite:
       return "readwrite";
     case AccessMode::kReduce:

@@ -377,9 +377,10 @@ class Binder {
                                 std::string(name_of(earlier.mode)) + " rule" + where +
                                 "; a reduce rule must be the only rule of its array");
         if (earlier_writes && writes)
-          fail(rule.offset, "'" + rule.array + "' already has a " +
-                                std::string(name_of(earlier.mode)) + " rule" + where +
-                                "; an array takes at most one write, readwrite or reduce rule");
+          fail(rule.offset,
+               "'" + rule.array + "' already has a " + std::string(name_of(earlier.mode)) +
+                   " rule" + where +
+                   "; an array takes at most one write, overwrite, readwrite or reduce rule");
       }
     }
 

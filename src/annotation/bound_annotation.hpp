@@ -63,8 +63,9 @@ struct BoundRule {
 };
 
 /// One array that the annotation mentions, with the merged mode of its rules: reads only ->
-/// kRead; one write alone -> kWrite; a reduce (always alone) -> kReduce; anything else (a
-/// readwrite, or reads with a write) -> kReadWrite over the union of the rules' regions.
+/// kRead; one write (overwrite) alone -> kWrite (kOverwrite); a reduce (always alone) -> kReduce;
+/// anything else (a readwrite, or reads with a write) -> kReadWrite over the union of the rules'
+/// regions.
 struct BoundArray {
   int param = -1;
   AccessMode mode = AccessMode::kRead;

@@ -85,19 +85,23 @@ class Parser {
     Rule r;
     r.offset = kw.offset;
     if (kw.kind != TokenKind::kIdentifier)
-      fail(kw, "expected an access mode ('read', 'write', 'readwrite' or 'reduce'), found " +
-                   describe(kw));
+      fail(kw,
+           "expected an access mode ('read', 'write', 'overwrite', 'readwrite' or 'reduce'), "
+           "found " +
+               describe(kw));
     if (kw.text == "read") {
       r.mode = AccessMode::kRead;
     } else if (kw.text == "write") {
       r.mode = AccessMode::kWrite;
+    } else if (kw.text == "overwrite") {
+      r.mode = AccessMode::kOverwrite;
     } else if (kw.text == "readwrite") {
       r.mode = AccessMode::kReadWrite;
     } else if (kw.text == "reduce") {
       r.mode = AccessMode::kReduce;
     } else {
       fail(kw, "unknown access mode " + describe(kw) +
-                   " (expected 'read', 'write', 'readwrite' or 'reduce')");
+                   " (expected 'read', 'write', 'overwrite', 'readwrite' or 'reduce')");
     }
     next();
     if (r.mode == AccessMode::kReduce) {

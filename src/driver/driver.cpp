@@ -151,10 +151,10 @@ void Driver::poison(const std::vector<planner::TaskFailure>& failures) {
                             f.kernel->superblock.to_string() + " (" + f.kernel->launch.to_string() +
                             ")";
     for (const planner::ExecuteTask::Binding& b : f.kernel->bindings) {
-      const bool changed =
-          f.violation && f.violation->wrote_read_only && f.violation->param == b.param;
-      if (b.mode != planner::ChunkAccessMode::kRead || changed)
-        poisoned_[b.array].push_back({b.region, why});
+      const bool changed = f.violation &&
+                           f.violation->kind == planner::AccessViolation::Kind::kWroteReadOnly &&
+                           f.violation->param == b.param;
+      if (planner::writes(b.mode) || changed) poisoned_[b.array].push_back({b.region, why});
     }
   }
 }
@@ -191,7 +191,9 @@ void Driver::renew_written(const planner::Plan& plan) {
     for (const planner::Task& t : fragment)
       if (const auto* e = std::get_if<planner::ExecuteTask>(&t.kind))
         for (const auto& b : e->bindings)
-          if (b.mode == planner::ChunkAccessMode::kWrite) overwritten(b.array, b.region);
+          if (b.mode == planner::ChunkAccessMode::kWrite ||
+              b.mode == planner::ChunkAccessMode::kOverwrite)
+            overwritten(b.array, b.region);
 }
 
 void Driver::remember_names(LaunchId launch, const Launch& l,
@@ -276,7 +278,8 @@ void Driver::launch(const Launch& l) {
   DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
   if (!poisoned_.empty())  // before any submission, too
     for (const annotation::BoundArray& b : bound.arrays())
-      if (b.mode != annotation::AccessMode::kWrite) {
+      if (b.mode != annotation::AccessMode::kWrite &&
+          b.mode != annotation::AccessMode::kOverwrite) {
         const ArrayId array = l.arrays.at(static_cast<size_t>(b.param));
         refuse_if_poisoned(array, Rect::from_extent(planner_.array(array).extent),
                            "kernel '" + info.name + "' reads it");

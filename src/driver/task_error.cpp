@@ -27,6 +27,8 @@ const char* declared_as(planner::ChunkAccessMode mode) {
       return "to read";
     case planner::ChunkAccessMode::kWrite:
       return "to write";
+    case planner::ChunkAccessMode::kOverwrite:
+      return "to overwrite";
     case planner::ChunkAccessMode::kReadWrite:
       break;
   }
@@ -46,11 +48,19 @@ std::string describe_violation(const planner::AccessViolation& v, const LaunchNa
                      in_view_order(v.index, p.axes_reversed);
   const std::string region =
       p.axes_reversed ? v.region.reversed().to_string() : v.region.to_string();
-  if (v.wrote_read_only)
-    text += " was written, but the annotation declares " + region + " only to read it";
-  else
-    text +=
-        " is outside the region " + region + " that the annotation declares " + declared_as(v.mode);
+  switch (v.kind) {
+    case planner::AccessViolation::Kind::kWroteReadOnly:
+      text += " was written, but the annotation declares " + region + " only to read it";
+      break;
+    case planner::AccessViolation::Kind::kNotWritten:
+      text += " was not written, but the annotation declares that the kernel overwrites all of " +
+              region + " (write it, or declare it 'write')";
+      break;
+    case planner::AccessViolation::Kind::kOutside:
+      text += " is outside the region " + region + " that the annotation declares " +
+              declared_as(v.mode);
+      break;
+  }
   if (p.rule != std::string::npos)
     text += "\n" + annotation::format_diagnostic(names->annotation, p.rule,
                                                  "the rule for '" + p.name + "'");

@@ -152,7 +152,7 @@ void serialize(Archive& a, TaskFailure::Kernel& k) {
 }
 template <class Archive>
 void serialize(Archive& a, AccessViolation& v) {
-  a(v.param, v.index, v.region, v.mode, v.wrote_read_only);
+  a(v.param, v.index, v.region, v.mode, v.kind);
 }
 template <class Archive>
 void serialize(Archive& a, TaskFailure& f) {

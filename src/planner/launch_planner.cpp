@@ -51,7 +51,7 @@ ChunkRef LaunchPlanner::chunk_for_read(const ArrayState& array, const Rect& regi
 }
 
 ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array, const Rect& region,
-                                        DeviceId device, WorkerId worker) {
+                                        DeviceId device, WorkerId worker, bool overwrites) {
   const auto found = array.layout->find_containing(region, device);
   if (found && array.chunk_worker[*found] == worker) {
     const ChunkRef chunk = chunk_ref(array, *found);
@@ -61,8 +61,9 @@ ChunkRef LaunchPlanner::chunk_for_write(const ArrayState& array, const Rect& reg
   const ChunkRef temp = temporary_of(builder_, array, region, device, worker);
   // Elements the kernel leaves alone must keep their values when the temporary is scattered
   // back, and a kernel may leave alone elements its `write` rule names (a conditional write,
-  // as Kokkos code has them): so the old contents come first, however dense the pattern.
-  mover_.assemble(array, region, temp);
+  // as Kokkos code has them): so the old contents come first, however dense the pattern,
+  // unless the kernel overwrites every element.
+  if (!overwrites) mover_.assemble(array, region, temp);
   pending_.push_back({&array, region, temp, std::nullopt});
   return temp;
 }
@@ -94,6 +95,12 @@ ExecuteTask LaunchPlanner::bind_superblock(const Superblock& sb,
         // before this write, so a plain write orders correctly.
         chunk = chunk_for_write(array, access.region, sb.device, worker);
         mode = ChunkAccessMode::kWrite;
+        break;
+      case annotation::AccessMode::kOverwrite:
+        // Where the rule's pattern is not proven dense (`overwrite A[2 * i]`), the elements
+        // between those written keep their values: a plain write.
+        chunk = chunk_for_write(array, access.region, sb.device, worker, access.exact);
+        mode = access.exact ? ChunkAccessMode::kOverwrite : ChunkAccessMode::kWrite;
         break;
       case annotation::AccessMode::kReadWrite:
         chunk = chunk_for_write(array, access.region, sb.device, worker);

@@ -49,9 +49,10 @@ class LaunchPlanner {
   ChunkRef chunk_for_read(const ArrayState& array, const Rect& region, DeviceId device,
                           WorkerId worker);
   /// A chunk the superblock writes `region` into; queues the update of the other copies. A
-  /// temporary holds the region's old contents first (see the planner's contract).
+  /// temporary holds the region's old contents first (see the planner's contract), unless
+  /// the superblock `overwrites` every element of it.
   ChunkRef chunk_for_write(const ArrayState& array, const Rect& region, DeviceId device,
-                           WorkerId worker);
+                           WorkerId worker, bool overwrites = false);
 
   /// The Execute task of superblock `sb` (its access `regions`): the chunk each access binds,
   /// with what reading them needs planned; writes queue their coherence updates (pending_),

@@ -30,6 +30,8 @@ const char* mode_name(ChunkAccessMode m) {
       return "write";
     case ChunkAccessMode::kReadWrite:
       return "readwrite";
+    case ChunkAccessMode::kOverwrite:
+      return "overwrite";
   }
   return "?";
 }

@@ -10,8 +10,9 @@ std::vector<ChunkAccess> accesses_of(const TaskKind& kind) {
   using M = ChunkAccessMode;
   return std::visit(
       Overloaded{
+          // Data tasks write every element of their region (a new chunk has no old contents).
           [](const CreateChunkTask& t) {
-            return std::vector<ChunkAccess>{{t.chunk, t.box, M::kWrite}};
+            return std::vector<ChunkAccess>{{t.chunk, t.box, M::kOverwrite}};
           },
           // Deleting reads nothing, but must follow every use: a write of "everything" does.
           [](const DeleteChunkTask& t) {
@@ -27,7 +28,7 @@ std::vector<ChunkAccess> accesses_of(const TaskKind& kind) {
           },
           [](const CopyTask& t) {
             return std::vector<ChunkAccess>{{t.src, t.region, M::kRead},
-                                            {t.dst, t.region, M::kWrite}};
+                                            {t.dst, t.region, M::kOverwrite}};
           },
           [](const SendTask& t) {
             if (!t.src.valid()) return std::vector<ChunkAccess>{};
@@ -35,18 +36,18 @@ std::vector<ChunkAccess> accesses_of(const TaskKind& kind) {
           },
           [](const RecvTask& t) {
             if (!t.dst.valid()) return std::vector<ChunkAccess>{};
-            return std::vector<ChunkAccess>{{t.dst, t.region, M::kWrite}};
+            return std::vector<ChunkAccess>{{t.dst, t.region, M::kOverwrite}};
           },
           [](const FillTask& t) {
-            return std::vector<ChunkAccess>{{t.chunk, t.region, M::kWrite}};
+            return std::vector<ChunkAccess>{{t.chunk, t.region, M::kOverwrite}};
           },
           [](const FoldTask& t) {
             return std::vector<ChunkAccess>{
                 {t.src, t.region, M::kRead},
-                {t.dst, t.region, t.assign ? M::kWrite : M::kReadWrite}};
+                {t.dst, t.region, t.assign ? M::kOverwrite : M::kReadWrite}};
           },
           [](const HostWriteTask& t) {
-            return std::vector<ChunkAccess>{{t.dst, t.region, M::kWrite}};
+            return std::vector<ChunkAccess>{{t.dst, t.region, M::kOverwrite}};
           },
           [](const HostReadTask& t) {
             return std::vector<ChunkAccess>{{t.src, t.region, M::kRead}};

@@ -14,7 +14,24 @@
 namespace lightning::planner {
 
 /// How a task touches a region of a chunk.
-enum class ChunkAccessMode : uint8_t { kRead, kWrite, kReadWrite };
+enum class ChunkAccessMode : uint8_t {
+  kRead,
+  kWrite,  ///< writes (part of) the region: elements it leaves alone keep their values
+  kReadWrite,
+  /// Writes every element of the region and reads none: the region's old contents need not
+  /// be brought to where the task runs (data tasks into their region; kernels whose
+  /// `overwrite` rule is dense there).
+  kOverwrite,
+};
+
+/// Whether a task in `mode` needs the region's contents as they were before it.
+inline bool reads(ChunkAccessMode mode) {
+  return mode == ChunkAccessMode::kRead || mode == ChunkAccessMode::kReadWrite;
+}
+/// Whether a task in `mode` changes the region.
+inline bool writes(ChunkAccessMode mode) {
+  return mode != ChunkAccessMode::kRead;
+}
 
 /// One region of one chunk that a task reads and/or writes. Regions are in the array's global
 /// coordinates (a chunk's box is too), so the same Rect means the same elements everywhere.

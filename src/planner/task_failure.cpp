@@ -8,7 +8,7 @@ namespace lightning::planner {
 namespace {
 
 auto fields(const AccessViolation& v) {
-  return std::tie(v.param, v.index, v.region, v.mode, v.wrote_read_only);
+  return std::tie(v.param, v.index, v.region, v.mode, v.kind);
 }
 
 auto fields(const TaskFailure::Kernel& k) {
@@ -21,11 +21,19 @@ auto fields(const TaskFailure& f) {
 }
 
 std::string describe_violation(const AccessViolation& v) {
-  if (v.wrote_read_only)
-    return "element " + v.index.to_string() + " of kernel parameter " + std::to_string(v.param) +
-           " changed, but its region " + v.region.to_string() + " is declared read-only";
-  return "element " + v.index.to_string() + " of kernel parameter " + std::to_string(v.param) +
-         " is outside the region " + v.region.to_string() + " declared for it";
+  const std::string element =
+      "element " + v.index.to_string() + " of kernel parameter " + std::to_string(v.param);
+  switch (v.kind) {
+    case AccessViolation::Kind::kWroteReadOnly:
+      return element + " changed, but its region " + v.region.to_string() +
+             " is declared read-only";
+    case AccessViolation::Kind::kNotWritten:
+      return element + " was not written, but its region " + v.region.to_string() +
+             " is declared overwritten";
+    case AccessViolation::Kind::kOutside:
+      break;
+  }
+  return element + " is outside the region " + v.region.to_string() + " declared for it";
 }
 
 }  // namespace

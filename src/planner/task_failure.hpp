@@ -21,9 +21,13 @@ struct AccessViolation {
   Point index;     ///< the element, in global coordinates (the array's stored axis order)
   Rect region;     ///< what the annotation declares for the superblock
   ChunkAccessMode mode = ChunkAccessMode::kRead;  ///< how it declares it
-  /// True: `index` is inside `region` but changed although the region is read-only; false:
-  /// `index` is outside `region`.
-  bool wrote_read_only = false;
+  enum class Kind : uint8_t {
+    kOutside,        ///< `index` is outside `region`
+    kWroteReadOnly,  ///< `index` is inside `region`, which is read-only, and changed
+    kNotWritten,     ///< `index` is inside `region`, which the kernel overwrites, and kept the
+                     ///< bytes checked mode put there (AccessCheck::kUnwrittenByte)
+  };
+  Kind kind = Kind::kOutside;
 };
 
 bool operator==(const AccessViolation& a, const AccessViolation& b);

@@ -57,6 +57,10 @@ void AccessCheck::before() {
   snapshots_.assign(arrays_.size(), {});
   for (size_t i = 0; i < arrays_.size(); ++i) {
     const Array& a = arrays_[i];
+    if (a.overwritten()) {
+      const std::vector<unsigned char> marker(a.chunk.elem_size, kUnwrittenByte);
+      fill_region(a.chunk, a.region, marker.data());
+    }
     if (!a.read_only()) continue;
     snapshots_[i].resize(static_cast<size_t>(a.region.volume()) * a.chunk.elem_size);
     copy_region({snapshots_[i].data(), a.region, a.chunk.elem_size}, a.chunk, a.region);
@@ -89,14 +93,23 @@ std::optional<planner::AccessViolation> AccessCheck::first_violation(
     if (a.view.outside_count == 0) continue;
     Point index = Point::filled(a.region.rank(), 0);
     for (int axis = 0; axis < a.region.rank(); ++axis) index[axis] = a.view.first_outside[axis];
-    return planner::AccessViolation{a.param, index, a.region, a.mode, false};
+    return planner::AccessViolation{a.param, index, a.region, a.mode,
+                                    planner::AccessViolation::Kind::kOutside};
   }
   for (size_t i = 0; i < arrays_.size() && i < before.size() && i < now.size(); ++i) {
     const Array& a = arrays_[i];
     if (!before[i] || !now[i].data) continue;
     const ConstBoxBuffer snapshot{before[i], a.region, a.chunk.elem_size};
     if (std::optional<Point> p = first_difference(now[i], snapshot, a.region))
-      return planner::AccessViolation{a.param, *p, a.region, a.mode, true};
+      return planner::AccessViolation{a.param, *p, a.region, a.mode,
+                                      planner::AccessViolation::Kind::kWroteReadOnly};
+  }
+  for (size_t i = 0; i < arrays_.size() && i < now.size(); ++i) {
+    const Array& a = arrays_[i];
+    if (!a.overwritten() || !now[i].data) continue;
+    if (std::optional<Point> p = first_element_of_bytes(now[i], a.region, kUnwrittenByte))
+      return planner::AccessViolation{a.param, *p, a.region, a.mode,
+                                      planner::AccessViolation::Kind::kNotWritten};
   }
   return std::nullopt;
 }

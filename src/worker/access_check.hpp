@@ -1,6 +1,7 @@
 // Checked mode on host devices: every element a kernel touches through an array handle is
-// compared with the region its annotation declared for the superblock, and read-only regions
-// are compared with a snapshot after the run.
+// compared with the region its annotation declared for the superblock, read-only regions are
+// compared with a snapshot after the run, and regions it overwrites are filled with a marker
+// before the run and searched for it after.
 #pragma once
 
 #include <cstddef>
@@ -28,12 +29,18 @@ namespace lightning::worker {
 /// thread, so the records need no lock.
 class AccessCheck {
  public:
+  /// What an overwritten region holds before the run: an element whose bytes are all this
+  /// after it was not written (or was written with exactly these bytes: -1515870811 as an
+  /// int32, about -2.9e-16 as a float, 165 as a uint8).
+  static constexpr unsigned char kUnwrittenByte = 0xA5;
+
   /// Makes the handle at `slot` of `functor` (already bound to `chunk`) a checked one that
   /// may touch `region` (inside the chunk's box) in `mode`.
   void add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer chunk, const Rect& region,
            planner::ChunkAccessMode mode);
 
-  /// Host devices, before the run: snapshots the read-only regions.
+  /// Host devices, before the run: snapshots the read-only regions and marks the overwritten
+  /// ones.
   void before();
   /// Host devices, after the run: the first violation (by parameter order: an index outside
   /// a region, else an element of a read-only region that changed), or none.
@@ -50,6 +57,10 @@ class AccessCheck {
 
     /// Whether the run must leave the region as it found it.
     bool read_only() const { return mode == planner::ChunkAccessMode::kRead && !region.empty(); }
+    /// Whether the run must write every element of the region.
+    bool overwritten() const {
+      return mode == planner::ChunkAccessMode::kOverwrite && !region.empty();
+    }
   };
 
   /// Devices whose memory the host cannot address (GPUs): the records, which the device
@@ -57,14 +68,16 @@ class AccessCheck {
   size_t size() const { return arrays_.size(); }
   Array& array(size_t i) { return arrays_[i]; }
   /// After such a run: the first violation, with the read-only regions' contents the device
-  /// copied out before and after it (per record, row-major over its region; null unless
-  /// read-only).
+  /// copied out before and after it and the overwritten regions' after it (per record,
+  /// row-major over its region; null unless read-only or overwritten; the device marks the
+  /// overwritten regions with kUnwrittenByte before the run).
   std::optional<planner::AccessViolation> after(const std::vector<const void*>& before,
                                                 const std::vector<const void*>& now) const;
 
  private:
   /// The first violation: an access outside, else a read-only region of `now[i]` (its
-  /// contents after the run) that differs from `before[i]` (over the region; null: none).
+  /// contents after the run) that differs from `before[i]` (over the region; null: none),
+  /// else an element of an overwritten region of `now[i]` that holds the marker.
   std::optional<planner::AccessViolation> first_violation(
       const std::vector<const void*>& before, const std::vector<ConstBoxBuffer>& now) const;
 

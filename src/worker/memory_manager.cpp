@@ -285,9 +285,15 @@ void MemoryManager::evict(ChunkId id, size_t m) {
   free_copy(id, c, m);
 }
 
-void MemoryManager::fill(ChunkId id, Chunk& c, size_t m) {
+void MemoryManager::fill(ChunkId id, Chunk& c, size_t m, ByteRange skipped) {
   Copy& dst = c.copies.at(m);
   const MemorySpace dst_space = memories_[m].space;
+  // The bytes to fill: the whole chunk, or those before and after what the task overwrites.
+  skipped = skipped.intersection({0, c.bytes});
+  const ByteRange parts[2] = {{0, skipped.empty() ? c.bytes : skipped.begin},
+                              {skipped.empty() ? c.bytes : skipped.end, c.bytes}};
+  if (!skipped.empty()) ++counters_.partial_fills;
+  const auto at = [](void* p, uint64_t offset) { return static_cast<unsigned char*>(p) + offset; };
   // Source preference: another device (peer copy), then the host, then the disk.
   std::optional<size_t> src;
   for (const auto& [other, cp] : c.copies) {
@@ -295,9 +301,13 @@ void MemoryManager::fill(ChunkId id, Chunk& c, size_t m) {
     if (!src || (is_device(other) && !is_device(*src))) src = other;
   }
   if (src) {
-    backend_.copy(dst.ptr, dst_space, c.copies.at(*src).ptr, memories_[*src].space, c.bytes);
-    counters_.bytes_copied += c.bytes;
-  } else if (c.on_disk) {
+    for (const ByteRange& part : parts) {
+      if (part.empty()) continue;
+      backend_.copy(at(dst.ptr, part.begin), dst_space, at(c.copies.at(*src).ptr, part.begin),
+                    memories_[*src].space, part.size());
+      counters_.bytes_copied += part.size();
+    }
+  } else if (c.on_disk) {  // whole: spill files are read in one piece
     if (is_device(m)) {
       std::unique_ptr<unsigned char[]> bounce(new unsigned char[std::max<uint64_t>(c.bytes, 1)]);
       spill_.read(id, bounce.get(), c.bytes);
@@ -309,7 +319,8 @@ void MemoryManager::fill(ChunkId id, Chunk& c, size_t m) {
     ++counters_.disk_reads;
     counters_.bytes_read_from_disk += c.bytes;
   } else if (!c.has_data) {
-    backend_.fill_zero(dst.ptr, dst_space, c.bytes);
+    for (const ByteRange& part : parts)
+      if (!part.empty()) backend_.fill_zero(at(dst.ptr, part.begin), dst_space, part.size());
     ++counters_.zero_fills;
     c.has_data = true;
   } else {
@@ -356,7 +367,7 @@ void MemoryManager::merge_requests(const std::vector<StageRequest>& requests, co
   merged_.clear();
   for (const StageRequest& r : requests) {
     chunk_ref(r.chunk, what);
-    merged_.push_back({r.chunk, memory_index(r.where, what), r.will_write, r.overwrites});
+    merged_.push_back({r.chunk, memory_index(r.where, what), r.will_write, r.overwritten});
   }
   const auto key = [](const Merged& x) { return std::make_pair(x.chunk, x.memory); };
   std::sort(merged_.begin(), merged_.end(),
@@ -365,7 +376,7 @@ void MemoryManager::merge_requests(const std::vector<StageRequest>& requests, co
   for (const Merged& x : merged_) {
     if (kept > 0 && key(merged_[kept - 1]) == key(x)) {
       merged_[kept - 1].write = merged_[kept - 1].write || x.write;
-      merged_[kept - 1].overwrites = merged_[kept - 1].overwrites && x.overwrites;
+      merged_[kept - 1].overwritten = merged_[kept - 1].overwritten.intersection(x.overwritten);
     } else {
       merged_[kept++] = x;
     }
@@ -390,7 +401,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     throw Error(ErrorKind::kInvalidArgument, "stage: " + token_text(token) + " is already staged");
   merge_requests(requests, "stage");
   for (const StageRequest& r : requests)
-    if (r.overwrites && !r.will_write)
+    if (!r.overwritten.empty() && !r.will_write)
       throw Error(ErrorKind::kInvalidArgument,
                   "stage: chunk " + r.chunk.to_string() + " is overwritten but not written");
   // A written chunk is wanted in one memory only (merged_ is sorted by chunk).
@@ -511,16 +522,17 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
       }
     }
     // Fill new copies (in request order, so a chunk wanted twice copies from the first),
-    // except those the task overwrites whole: their old bytes would never be read.
+    // except the bytes the task overwrites: their old contents would never be read.
     for (const Merged& x : merged_) {
       Chunk& c = chunks_.at(x.chunk);
       Copy& copy = c.copies.at(x.memory);
       if (copy.valid) continue;
-      if (x.overwrites) {
+      if (x.overwritten.begin == 0 && x.overwritten.end >= c.bytes) {
         copy.valid = true;
+        c.has_data = true;
         ++counters_.fills_skipped;
       } else {
-        fill(x.chunk, c, x.memory);
+        fill(x.chunk, c, x.memory, x.overwritten);
       }
     }
     // Writers: the staged copy becomes the only one.

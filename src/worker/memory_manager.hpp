@@ -15,6 +15,7 @@
 
 #include "core/ids.hpp"
 #include "core/reused_nodes.hpp"
+#include "worker/byte_range.hpp"
 #include "worker/memory_backend.hpp"
 #include "worker/memory_pool.hpp"
 #include "worker/memory_space.hpp"
@@ -40,9 +41,10 @@ struct StageRequest {
   ChunkId chunk;
   MemorySpace where;  ///< a device of the manager, or the host
   bool will_write = false;
-  /// The task writes every byte of the chunk and reads none (a Recv or a copy into the whole
-  /// chunk): a copy staged for it is not filled first. Implies will_write.
-  bool overwrites = false;
+  /// Bytes of the chunk the task writes every one of and reads none of (a Recv or copy into
+  /// a region of it, a kernel's dense `overwrite`): a copy staged for it is filled around
+  /// them only, and not at all when they are the whole chunk. Implies will_write.
+  ByteRange overwritten = {};
 };
 
 enum class StageResult {
@@ -65,6 +67,7 @@ struct MemoryCounters {
   uint64_t zero_fills = 0;     ///< copies materialised as zeros (never-written chunks)
   uint64_t invalidations = 0;  ///< copies dropped because a task wrote another copy
   uint64_t fills_skipped = 0;  ///< copies staged without their old bytes (overwritten whole)
+  uint64_t partial_fills = 0;  ///< copies filled around the bytes their task overwrites
   /// Device copies written back to the host ahead of their eviction (start_write_back), off
   /// the staging path; counted in bytes_copied, not in write_backs_to_host.
   uint64_t written_back_early = 0;
@@ -251,8 +254,8 @@ class MemoryManager {
   struct Merged {
     ChunkId chunk;
     size_t memory;
-    bool write;       ///< a request writes it
-    bool overwrites;  ///< every request for it overwrites it whole
+    bool write;             ///< a request writes it
+    ByteRange overwritten;  ///< what every request for it overwrites
   };
 
   size_t memory_index(MemorySpace where, const char* what) const;
@@ -272,7 +275,7 @@ class MemoryManager {
   void evict(ChunkId id, size_t m);
   bool make_host_room(uint64_t bytes);
   void write_to_disk(ChunkId id, Chunk& c, size_t from);
-  void fill(ChunkId id, Chunk& c, size_t m);
+  void fill(ChunkId id, Chunk& c, size_t m, ByteRange skipped = {});
 
   /// Fills merged_ from `requests`: one entry per (chunk, memory), sorted by both.
   void merge_requests(const std::vector<StageRequest>& requests, const char* what);

@@ -1,5 +1,6 @@
 #include "worker/region_ops.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -184,28 +185,37 @@ void pack_region(void* out, ConstBoxBuffer src, const Rect& region) {
                region);
 }
 
-void* contiguous_block(BoxBuffer buffer, const Rect& region) {
-  if (!buffer.box.contains(region))
-    throw Error(ErrorKind::kInternal, "contiguous_block: region " + region.to_string() +
-                                          " is not inside the box " + buffer.box.to_string());
-  if (region.empty()) return nullptr;
+ByteRange contiguous_bytes(const Rect& box, size_t elem_size, const Rect& region) {
+  if (!box.contains(region))
+    throw Error(ErrorKind::kInternal, "contiguous_bytes: region " + region.to_string() +
+                                          " is not inside the box " + box.to_string());
+  if (region.empty()) return {};
   // Contiguous: the outer axes where the region is one element thick, then one axis of any
   // extent, then axes the region spans entirely.
   const int rank = region.rank();
-  const Point extent = region.extent(), box_extent = buffer.box.extent();
+  const Point extent = region.extent(), box_extent = box.extent();
   int a = 0;
   while (a < rank && extent[a] == 1) ++a;
   for (int b = a + 1; b < rank; ++b)
-    if (extent[b] != box_extent[b]) return nullptr;
-  return element_address(buffer, region.lo());
+    if (extent[b] != box_extent[b]) return {};
+  const uint64_t begin = element_offset(box, elem_size, region.lo());
+  return {begin, begin + static_cast<uint64_t>(region.volume()) * elem_size};
 }
 
-void* element_address(BoxBuffer buffer, const Point& p) {
-  const Rect& box = buffer.box;
+void* contiguous_block(BoxBuffer buffer, const Rect& region) {
+  const ByteRange bytes = contiguous_bytes(buffer.box, buffer.elem_size, region);
+  return bytes.empty() ? nullptr : static_cast<unsigned char*>(buffer.data) + bytes.begin;
+}
+
+uint64_t element_offset(const Rect& box, size_t elem_size, const Point& p) {
   const Point extent = box.extent();
   int64_t index = 0;
   for (int a = 0; a < box.rank(); ++a) index = index * extent[a] + (p[a] - box.lo()[a]);
-  return static_cast<unsigned char*>(buffer.data) + static_cast<size_t>(index) * buffer.elem_size;
+  return static_cast<uint64_t>(index) * elem_size;
+}
+
+void* element_address(BoxBuffer buffer, const Point& p) {
+  return static_cast<unsigned char*>(buffer.data) + element_offset(buffer.box, buffer.elem_size, p);
 }
 
 std::optional<Point> first_difference(ConstBoxBuffer a, ConstBoxBuffer b, const Rect& region) {
@@ -228,6 +238,27 @@ std::optional<Point> first_difference(ConstBoxBuffer a, ConstBoxBuffer b, const 
     BoxBuffer pa{const_cast<void*>(a.data), a.box, elem},
         pb{const_cast<void*>(b.data), b.box, elem};
     if (std::memcmp(element_address(pa, p), element_address(pb, p), elem) != 0) first = p;
+  });
+  return first;
+}
+
+std::optional<Point> first_element_of_bytes(ConstBoxBuffer a, const Rect& region,
+                                            unsigned char byte) {
+  check("first_element_of_bytes", region, {{"buffer", a.data, a.box, a.elem_size}});
+  const auto* x = static_cast<const unsigned char*>(a.data);
+  const size_t elem = a.elem_size;
+  const auto all_byte = [&](const unsigned char* e) {
+    return std::all_of(e, e + elem, [&](unsigned char c) { return c == byte; });
+  };
+  bool found = false;
+  for_each_run<1>(region, {a.box}, [&](const std::array<int64_t, 1>& off, int64_t run) {
+    for (int64_t k = 0; k < run && !found; ++k)
+      found = all_byte(x + static_cast<size_t>(off[0] + k) * elem);
+  });
+  if (!found) return std::nullopt;
+  std::optional<Point> first;
+  region.for_each_point([&](const Point& p) {
+    if (!first && all_byte(x + element_offset(a.box, elem, p))) first = p;
   });
   return first;
 }

@@ -8,6 +8,7 @@
 #include "core/data_type.hpp"
 #include "core/rect.hpp"
 #include "core/reduction.hpp"
+#include "worker/byte_range.hpp"
 
 namespace lightning::worker {
 
@@ -59,11 +60,19 @@ void fold_region(BoxBuffer dst, ConstBoxBuffer src, const Rect& region, const Re
 /// (region.volume() * src.elem_size bytes): the payload of a Send.
 void pack_region(void* out, ConstBoxBuffer src, const Rect& region);
 
+/// The bytes of `box`'s row-major buffer (elements of `elem_size` bytes) that hold `region`,
+/// when they are one contiguous run (see contiguous_block); empty otherwise, and for an empty
+/// region. `region` must lie inside `box`.
+ByteRange contiguous_bytes(const Rect& box, size_t elem_size, const Rect& region);
+
 /// Where the packed bytes of `region` already lie in `buffer`: the address of the region's
 /// first element when the region is one contiguous block of the box (full rows, planes...,
 /// so that pack_region would copy it as it is), else null. Null for an empty region too.
 /// Throws Error(kInternal) when the region is not inside the box.
 void* contiguous_block(BoxBuffer buffer, const Rect& region);
+
+/// The byte offset of the element at `p` (inside `box`) in `box`'s row-major buffer.
+uint64_t element_offset(const Rect& box, size_t elem_size, const Point& p);
 
 /// The address of the element at `p` (inside buffer.box) of `buffer`.
 void* element_address(BoxBuffer buffer, const Point& p);
@@ -71,6 +80,11 @@ void* element_address(BoxBuffer buffer, const Point& p);
 /// The first point of `region`, in row-major order, where `a` and `b` hold different bytes;
 /// none when they agree everywhere there.
 std::optional<Point> first_difference(ConstBoxBuffer a, ConstBoxBuffer b, const Rect& region);
+
+/// The first point of `region`, in row-major order, whose element in `a` has every byte equal
+/// to `byte`; none when there is no such element.
+std::optional<Point> first_element_of_bytes(ConstBoxBuffer a, const Rect& region,
+                                            unsigned char byte);
 
 /// The inverse of pack_region: reads region.volume() * dst.elem_size bytes from `in` into the
 /// elements of `region` of dst: the payload of a Recv.

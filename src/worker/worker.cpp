@@ -243,18 +243,18 @@ MemorySpace Worker::space_for(const Task& task, ChunkId chunk) const {
 }
 
 void Worker::stage_task(const Task& task, const std::vector<TaskId>& behind) {
-  // Data tasks that write a whole chunk without reading it (a Recv, a Copy, Fill or HostWrite
-  // into all of it) need not have its old bytes staged. Kernels are not trusted to write every
-  // element they declare.
+  // What a task overwrites (a data task's region, a kernel's dense `overwrite`) need not have
+  // its old bytes staged, when they are one run of the chunk's bytes.
   tasks_.at(task.id).issued_behind = !behind.empty();
-  const bool data_task = !std::holds_alternative<planner::ExecuteTask>(task.kind);
   std::vector<StageRequest> requests;
   requests.reserve(task.accesses.size());
   for (const auto& a : task.accesses) {
-    const bool write = a.mode != planner::ChunkAccessMode::kRead;
-    const bool overwrites = data_task && a.mode == planner::ChunkAccessMode::kWrite &&
-                            a.region == chunks().at(a.chunk).box;
-    requests.push_back({a.chunk, space_for(task, a.chunk), write, overwrites});
+    ByteRange overwritten;
+    if (a.mode == planner::ChunkAccessMode::kOverwrite) {
+      const ChunkLayout& chunk = chunks().at(a.chunk);
+      overwritten = contiguous_bytes(chunk.box, chunk.element_size, a.region);
+    }
+    requests.push_back({a.chunk, space_for(task, a.chunk), planner::writes(a.mode), overwritten});
   }
   if (behind.empty()) {
     leases_.requested(task.id, requests);

@@ -117,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "                   ^"},
         ErrorCase{"global i => write A[i], readwrite A[i + 1]",
                   "annotation:1:25: 'A' already has a write rule (at 1:13); an array takes at "
-                  "most one write, readwrite or reduce rule\n"
+                  "most one write, overwrite, readwrite or reduce rule\n"
                   "global i => write A[i], readwrite A[i + 1]\n"
                   "                        ^"},
         ErrorCase{"global i => reduce(+) A[i], read A[:]",
@@ -177,6 +177,15 @@ TEST(BoundAnnotation, KeepsModesOfSingleRules) {
   EXPECT_EQ(b.arrays()[1].mode, AccessMode::kReadWrite);
   EXPECT_EQ(b.arrays()[2].mode, AccessMode::kReduce);
   EXPECT_EQ(b.arrays()[2].op, ReduceOp::kMin);
+}
+
+TEST(BoundAnnotation, KeepsOverwriteAloneAndMergesItWithReadsIntoReadwrite) {
+  const BoundAnnotation alone = bind("global [i, j] => read B[i, j], overwrite A[i]");
+  EXPECT_EQ(alone.arrays()[1].mode, AccessMode::kOverwrite);
+  // Reading what it overwrites needs the old contents: readwrite over the union.
+  const BoundAnnotation merged = bind("global i => read A[i - 1 : i + 1], overwrite A[i]", 1);
+  ASSERT_EQ(merged.arrays().size(), 1u);
+  EXPECT_EQ(merged.arrays()[0].mode, AccessMode::kReadWrite);
 }
 
 TEST(BoundAnnotation, KnowsWhetherItsRegionsDependOnBlocks) {

@@ -128,7 +128,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "           ^"},
         ErrorCase{"global i => fetch A[i]",
                   "annotation:1:13: unknown access mode 'fetch' (expected 'read', 'write', "
-                  "'readwrite' or 'reduce')\n"
+                  "'overwrite', 'readwrite' or 'reduce')\n"
                   "global i => fetch A[i]\n"
                   "            ^"},
         ErrorCase{"global i => reduce(avg) s",
@@ -154,8 +154,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "global i => read A[i] write B[i]\n"
                   "                      ^"},
         ErrorCase{"global i => read A[i],",
-                  "annotation:1:23: expected an access mode ('read', 'write', 'readwrite' or "
-                  "'reduce'), found end of annotation\n"
+                  "annotation:1:23: expected an access mode ('read', 'write', 'overwrite', "
+                  "'readwrite' or 'reduce'), found end of annotation\n"
                   "global i => read A[i],\n"
                   "                      ^"},
         ErrorCase{"global i => read A[i % 2]",

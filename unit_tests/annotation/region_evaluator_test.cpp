@@ -65,6 +65,20 @@ TEST(Regions, PaperStencilReadsAHaloAndWritesExactly) {
   EXPECT_EQ(r.per_array(box({90}, {100}), {16})[0].region, box({89}, {100}));
 }
 
+TEST(Regions, OverwriteKeepsItsModeAndIsExactOnlyWhereDense) {
+  Regions r("global i => read A[i], overwrite B[2 * i], overwrite C[i]",
+            arrays({{"A", 1}, {"B", 1}, {"C", 1}}), 1);
+  r.extent(0, {100}).extent(1, {200}).extent(2, {100});
+  auto out = r.per_array(box({32}, {64}), {16});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[1].mode, AccessMode::kOverwrite);
+  EXPECT_EQ(out[1].region, box({64}, {127}));
+  EXPECT_FALSE(out[1].exact);  // every other element: the planner keeps the old contents
+  EXPECT_EQ(out[2].mode, AccessMode::kOverwrite);
+  EXPECT_EQ(out[2].region, box({32}, {64}));
+  EXPECT_TRUE(out[2].exact);
+}
+
 TEST(Regions, PaperMatmulReadsRowsAndColumns) {
   Regions r("global [i, j] => read A[i,:], read B[:,j], write C[i,j]",
             arrays({{"A", 2}, {"B", 2}, {"C", 2}}), 2);

@@ -117,7 +117,8 @@ TEST(TaskError, AnAccessViolationIsToldInTheProgramsTerms) {
   TaskFailure f = kernel_failure(9, "element (300) of kernel parameter 1 is outside the region");
   f.error = ErrorKind::kAnnotation;
   f.violation = planner::AccessViolation{1, Point{300}, Rect(Point{199}, Point{300}),
-                                         planner::ChunkAccessMode::kRead, false};
+                                         planner::ChunkAccessMode::kRead,
+                                         planner::AccessViolation::Kind::kOutside};
   LaunchNames names;
   names.annotation = "global i => read x[i-1:i], readwrite y[i]";
   names.params = {{"y", "field", false, 28}, {"x", "signal", false, 12}, {"a", "", false}};
@@ -135,7 +136,8 @@ TEST(TaskError, AnAccessViolationIsToldInTheProgramsTerms) {
   // A write to a read-only region, of a View indexed in reverse (LayoutLeft): the element and
   // the region in the View's order.
   f.violation = planner::AccessViolation{1, Point{7, 2}, Rect(Point{0, 0}, Point{8, 4}),
-                                         planner::ChunkAccessMode::kRead, true};
+                                         planner::ChunkAccessMode::kRead,
+                                         planner::AccessViolation::Kind::kWroteReadOnly};
   names.params[1].axes_reversed = true;
   EXPECT_NE(
       task_error({f}, lookup)
@@ -143,6 +145,16 @@ TEST(TaskError, AnAccessViolationIsToldInTheProgramsTerms) {
           .find("View 'signal' (parameter 'x'): element (2, 7) was written, but the annotation "
                 "declares [0, 4) x [0, 8) only to read it"),
       std::string::npos);
+  // An element of an `overwrite` region the kernel left alone.
+  f.violation = planner::AccessViolation{0, Point{250}, Rect(Point{200}, Point{300}),
+                                         planner::ChunkAccessMode::kOverwrite,
+                                         planner::AccessViolation::Kind::kNotWritten};
+  EXPECT_NE(task_error({f}, lookup)
+                .message()
+                .find("View 'field' (parameter 'y'): element (250) was not written, but the "
+                      "annotation declares that the kernel overwrites all of [200, 300) (write "
+                      "it, or declare it 'write')"),
+            std::string::npos);
 
   // A launch the driver does not know: the worker's own words.
   const auto none = [](LaunchId) -> const LaunchNames* { return nullptr; };

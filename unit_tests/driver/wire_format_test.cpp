@@ -201,7 +201,7 @@ TEST(WireFormat, ATaskFailureRoundTrips) {
   f.caused_by = TaskId(17);
   f.what = "cuLaunchKernel failed\n  while launching";
   f.violation = AccessViolation{2, Point{4, 7}, Rect(Point{0, 0}, Point{4, 7}),
-                                ChunkAccessMode::kWrite, true};
+                                ChunkAccessMode::kWrite, AccessViolation::Kind::kNotWritten};
   const auto done = one_completion(TaskCompleted{TaskId(102), f}, 3);
   EXPECT_EQ(done.task, TaskId(102));
   ASSERT_TRUE(done.failure.has_value());

@@ -195,6 +195,45 @@ TEST(KokkosCheckedAccess, AFailedLaunchFromThePlanCachePoisonsItsOwnViews) {
   EXPECT_FALSE(has(fence_error(), "first"));
 }
 
+/// Writes y(i) only where x(i) > 0 under `overwrite y[i]`, which promises every y(i).
+template <class X, class Y>
+struct MaskedOverwrite {
+  X x;
+  Y y;
+  LIGHTNING_KERNEL(
+      MaskedOverwrite, "global i => read x[i], overwrite y[i]", (x, y),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const {
+        if (x(i) > 0) y(i) = x(i);
+      })
+};
+
+TEST(KokkosCheckedAccess, AnOverwriteThatLeavesElementsAloneIsFound) {
+  const int n = 600;
+  LView<float*> x("mask", n), y("masked", n);
+  auto hx = Kokkos::create_mirror_view(x);
+  for (int i = 0; i < n; ++i) hx(i) = i == 250 ? -1.0f : 1.0f;  // one element left alone
+  Kokkos::deep_copy(x, hx);
+  const Exec space(lightning::work::block(200));
+  Kokkos::parallel_for("masked", Kokkos::RangePolicy<Exec>(space, 0, n),
+                       MaskedOverwrite<LView<const float*>, LView<float*>>{x, y});
+  const std::string e = fence_error();
+  EXPECT_TRUE(has(e, "kernel")) << e;
+  EXPECT_TRUE(has(e, "superblock [200, 400)")) << e;
+  EXPECT_TRUE(has(e,
+                  "View 'masked' (parameter 'y'): element (250) was not written, but the "
+                  "annotation declares that the kernel overwrites all of [200, 400)"))
+      << e;
+  EXPECT_TRUE(has(e, "overwrite y[i]")) << e;  // the rule, with its caret
+  // Where every element is written, the same kernel passes and the runtime goes on.
+  Kokkos::deep_copy(x, 2.0f);
+  Kokkos::parallel_for("masked", Kokkos::RangePolicy<Exec>(space, 0, n),
+                       MaskedOverwrite<LView<const float*>, LView<float*>>{x, y});
+  EXPECT_EQ(fence_error(), "");
+  auto hy = Kokkos::create_mirror_view(y);
+  Kokkos::deep_copy(hy, y);
+  for (int i = 0; i < n; ++i) ASSERT_EQ(hy(i), 2.0f) << i;
+}
+
 TEST(KokkosCheckedAccess, WriteToAReadOnlyViewIsFound) {
   const int n = 100;
   LView<float*> in("input", n), out("output", n);

@@ -25,6 +25,13 @@ const KernelId kStencil1D = KernelRegistry::add(native_kernel<Stencil1D, 1>(
         .add_array("out", DataType::kFloat64, 1),
     {{0, offsetof(Stencil1D, in), 1}, {1, offsetof(Stencil1D, out), 1}}));
 
+const KernelId kStencil1DOverwrite = KernelRegistry::add(native_kernel<Stencil1D, 1>(
+    "runtime_test::stencil_overwrite", "global i => read in[i-1:i+1], overwrite out[i]",
+    KernelSignature()
+        .add_array("in", DataType::kFloat64, 1)
+        .add_array("out", DataType::kFloat64, 1),
+    {{0, offsetof(Stencil1D, in), 1}, {1, offsetof(Stencil1D, out), 1}}));
+
 const KernelId kMatmul = KernelRegistry::add(native_kernel<Matmul, 2>(
     "runtime_test::matmul", "global [i, j] => read A[i, :], read B[:, j], write C[i, j]",
     KernelSignature()

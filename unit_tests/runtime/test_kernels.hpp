@@ -14,6 +14,8 @@ struct Stencil1D {
   void operator()(int64_t i) const { out(i) = in(i - 1) + in(i) + in(i + 1); }
 };
 extern const KernelId kStencil1D;
+/// The same kernel declaring `overwrite out[i]`: what it writes needs no old contents.
+extern const KernelId kStencil1DOverwrite;
 
 /// C(i, j) = sum_k A(i, k) * B(k, j).
 struct Matmul {

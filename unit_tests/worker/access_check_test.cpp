@@ -69,8 +69,8 @@ TEST(AccessCheck, ACheckedHandleReachesItsRegionAndRecordsTheFirstIndexOutside) 
   EXPECT_EQ(chunk.data[(5 - 2) * 5 + 1], 51) << "an access outside writes the scratch element";
   const auto v = check.after();
   ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(*v,
-            (planner::AccessViolation{0, Point{5, 1}, region, ChunkAccessMode::kReadWrite, false}));
+  EXPECT_EQ(*v, (planner::AccessViolation{0, Point{5, 1}, region, ChunkAccessMode::kReadWrite,
+                                          planner::AccessViolation::Kind::kOutside}));
 }
 
 TEST(AccessCheck, AChangedReadOnlyRegionIsFoundAndTheRestOfTheChunkIsNot) {
@@ -89,7 +89,8 @@ TEST(AccessCheck, AChangedReadOnlyRegionIsFoundAndTheRestOfTheChunkIsNot) {
   element(f.a, Point{3, 4}) += 1;
   const auto v = check.after();
   ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(*v, (planner::AccessViolation{1, Point{3, 4}, read, ChunkAccessMode::kRead, true}));
+  EXPECT_EQ(*v, (planner::AccessViolation{1, Point{3, 4}, read, ChunkAccessMode::kRead,
+                                          planner::AccessViolation::Kind::kWroteReadOnly}));
 }
 
 TEST(AccessCheck, ARegionOutsideItsChunkOrAnOversizedElementIsABug) {

@@ -422,7 +422,8 @@ TEST_F(MemoryManagerTest, OverwritingTasksSkipTheFill) {
   write_chunk(1, dev(0), 1);
   const MemoryCounters before = m.counters();
   StageRequest over1 = write(1, dev(1)), over2 = write(2, dev(0));
-  over1.overwrites = over2.overwrites = true;
+  over1.overwritten = {0, 3 * KiB};
+  over2.overwritten = {0, 2 * KiB};
   ASSERT_EQ(m.stage(7, {over1, over2}), StageResult::kStaged);
   EXPECT_EQ(m.counters().bytes_copied, before.bytes_copied);  // C1's valid copy on D0 not fetched
   EXPECT_EQ(m.counters().zero_fills, before.zero_fills);      // C2 not zeroed
@@ -438,8 +439,50 @@ TEST_F(MemoryManagerTest, OverwritingTasksSkipTheFill) {
   EXPECT_TRUE(holds(m, 1, dev(1), pattern(3 * KiB, 5)));
   m.unstage(8);
   StageRequest not_written = read(1, dev(0));
-  not_written.overwrites = true;
+  not_written.overwritten = {0, 3 * KiB};
   expect_error([&] { m.stage(9, {not_written}); }, ErrorKind::kInvalidArgument);
+  m.check_invariants();
+}
+
+// A task that overwrites a run of a chunk's bytes (a kernel writing the core of a chunk with
+// halos) gets a copy filled around it: the bytes before and after come from the valid copy,
+// those it overwrites are not copied.
+TEST_F(MemoryManagerTest, OverwritingPartOfAChunkFillsAroundIt) {
+  auto& m = make(2, 8 * KiB, std::nullopt);
+  const auto put_at = [&](uint64_t chunk, MemorySpace where, uint64_t offset,
+                          const std::vector<unsigned char>& bytes) {
+    std::memcpy(static_cast<unsigned char*>(m.data(ChunkId(chunk), where)) + offset, bytes.data(),
+                bytes.size());
+  };
+  const auto expect_on_host = [&](uint64_t chunk, const std::vector<unsigned char>& bytes) {
+    ASSERT_EQ(m.stage(next_token, {read(chunk, host())}), StageResult::kStaged);
+    EXPECT_TRUE(holds(m, chunk, host(), bytes)) << "C" << chunk;
+    m.unstage(next_token++);
+  };
+  m.create_chunk(ChunkId(1), 3 * KiB);
+  write_chunk(1, dev(0), 1);
+  const MemoryCounters before = m.counters();
+  StageRequest core = write(1, dev(1));
+  core.overwritten = {KiB, 2 * KiB};
+  ASSERT_EQ(m.stage(7, {core}), StageResult::kStaged);
+  EXPECT_EQ(m.counters().bytes_copied, before.bytes_copied + 2 * KiB);
+  EXPECT_EQ(m.counters().partial_fills, before.partial_fills + 1);
+  EXPECT_EQ(m.counters().fills_skipped, before.fills_skipped);
+  put_at(1, dev(1), KiB, std::vector<unsigned char>(KiB, 9));
+  m.unstage(7);
+  std::vector<unsigned char> want = pattern(3 * KiB, 1);
+  std::fill(want.begin() + KiB, want.begin() + 2 * KiB, 9);
+  expect_on_host(1, want);
+  // A never-written chunk: zeros around what is overwritten.
+  m.create_chunk(ChunkId(2), 2 * KiB);
+  StageRequest tail = write(2, dev(0));
+  tail.overwritten = {KiB, 2 * KiB};
+  ASSERT_EQ(m.stage(8, {tail}), StageResult::kStaged);
+  put_at(2, dev(0), KiB, std::vector<unsigned char>(KiB, 4));
+  m.unstage(8);
+  want.assign(2 * KiB, 0);
+  std::fill(want.begin() + KiB, want.end(), 4);
+  expect_on_host(2, want);
   m.check_invariants();
 }
 
@@ -540,7 +583,7 @@ TEST_F(MemoryManagerTest, MisuseIsReportedWithTheCulprit) {
       std::string::npos);
   EXPECT_NE(msg(expect_error(
                     [&] {
-                      m.stage(1, {{ChunkId(2), dev(0), false, true}});
+                      m.stage(1, {{ChunkId(2), dev(0), false, ByteRange{0, 1}}});
                     },
                     ErrorKind::kInvalidArgument))
                 .find("C2 is overwritten but not written"),

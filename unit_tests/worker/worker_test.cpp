@@ -114,6 +114,17 @@ const KernelId kDouble = kernel::KernelRegistry::add(kernel::native_kernel<Doubl
     annotation::KernelSignature().add_array("a", DataType::kFloat64, 1),
     {{0, offsetof(Double, a), 1}}));
 
+// Sets every element to 7, and declares so.
+struct Sevens {
+  ArrayHandle<double, 1> a;
+  void operator()(int64_t i) const { a(i) = 7; }
+};
+
+const KernelId kSevens = kernel::KernelRegistry::add(kernel::native_kernel<Sevens, 1>(
+    "worker_test::Sevens", "global i => overwrite a[i]",
+    annotation::KernelSignature().add_array("a", DataType::kFloat64, 1),
+    {{0, offsetof(Sevens, a), 1}}));
+
 // Completions as the worker reports them.
 struct Completions {
   std::mutex mutex;
@@ -202,6 +213,45 @@ TEST(Worker, RunsAFragmentOnItsDevicesInDependencyOrder) {
   EXPECT_EQ(log.take(), (std::vector<std::string>{"D0 host job on 1 buffer(s)",
                                                   "D0 launch double [0, 8)", "D0 copy [0, 8)"}));
   EXPECT_EQ(worker.memory_report().chunks, 0u);
+}
+
+// A kernel overwriting the middle of a chunk whose valid copy is on another device gets a copy
+// filled around what it overwrites: the bytes before and after come over, its own do not.
+TEST(Worker, AKernelThatOverwritesPartOfAChunkHasOnlyTheRestFilled) {
+  Log log;
+  Completions done;
+  comm::LoopbackTransport transport;
+  WorkerOptions options = options_for(WorkerId(0), DeviceId(0), log);
+  options.devices = {DeviceId(0), DeviceId(1)};
+  options.memory.devices = {{DeviceId(0), 1 << 20}, {DeviceId(1), 1 << 20}};
+  Worker worker(options, transport, done.handler());
+  const Rect box(Point{0}, Point{8}), middle(Point{2}, Point{6});
+  const WorkerId w(0);
+  std::vector<double> host(8, -1);
+  auto context = std::make_shared<FragmentContext>();
+  auto launch = std::make_shared<LaunchData>();
+  launch->kernel = kSevens;
+  launch->name = "sevens";
+  launch->functor.resize(sizeof(Sevens));
+  launch->extents = {Point{8}};
+  launch->arrays = kernel::KernelRegistry::get(kSevens).description.arrays;
+  context->add_launch(LaunchId(1), launch);
+  context->add_host_buffer(7, {host.data(), box, 8});
+  planner::ExecuteTask exec{LaunchId(1), kSevens, middle, DeviceId(1), {}, ChunkId()};
+  exec.bindings.push_back({0, ChunkId(1), middle, planner::ChunkAccessMode::kOverwrite});
+  worker.submit(
+      {task(1, w, create(1, box, DeviceId(0)), {}),
+       task(2, w, planner::FillTask{ChunkId(1), box, bytes_of(1.5)}, {1}), task(3, w, exec, {2}),
+       task(4, w, planner::HostReadTask{ChunkId(1), {7}, box, box, false, {}, {}}, {3}),
+       task(5, w, planner::DeleteChunkTask{ChunkId(1), box}, {4})},
+      context);
+  ASSERT_TRUE(done.wait(5));
+  for (const auto& [id, failure] : done.failures) EXPECT_FALSE(failure) << id;
+  EXPECT_EQ(host, (std::vector<double>{1.5, 1.5, 7, 7, 7, 7, 1.5, 1.5}));
+  const MemoryCounters counters = worker.memory_report().counters;
+  EXPECT_EQ(counters.partial_fills, 1u);
+  // Two elements on each side to D1, then the whole chunk back to D0 for the read.
+  EXPECT_EQ(counters.bytes_copied, 4u * 8 + 8u * 8);
 }
 
 // A handler that gathers completions and sends them at the end of each burst (as a worker

@@ -696,8 +696,9 @@ void CudaDevice::issue_ported(KernelRun& run, const Functions& functions,
 }
 
 // Checked mode: the records go to device memory, the handles point there; the read-only
-// regions are copied out before and after the run, which is waited for here (checked mode is
-// for finding mistakes, not for speed: this device runs one kernel at a time).
+// regions are copied out before and after the run, the overwritten ones marked before it and
+// copied out after, and the run is waited for here (checked mode is for finding mistakes, not
+// for speed: this device runs one kernel at a time).
 void CudaDevice::run_checked(KernelRun& run, Completion& c) {
   worker::AccessCheck& check = *run.check;
   const size_t n = check.size();
@@ -734,6 +735,16 @@ void CudaDevice::run_checked(KernelRun& run, Completion& c) {
     std::memcpy(run.functor.data() + a.handle_offset + offsetof(RawArrayHandle, offset), &at,
                 sizeof at);
     if (a.read_only()) before[i] = copy_out(a);
+    if (a.overwritten()) {
+      const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.chunk.elem_size;
+      void* marker = pinned_.allocate(bytes);
+      c.blocks.push_back(marker);
+      std::memset(marker, worker::AccessCheck::kUnwrittenByte, bytes);
+      enqueue_copy(
+          compute_,
+          {a.chunk.data, a.chunk.box, a.chunk.elem_size, worker::MemorySpace::of_device(id_)},
+          {marker, a.region, a.chunk.elem_size, worker::MemorySpace::host()}, a.region);
+    }
   }
   api_.check(
       api_.cuMemcpyAsync(records, reinterpret_cast<CUdeviceptr>(staged), record_bytes, compute_),
@@ -743,7 +754,7 @@ void CudaDevice::run_checked(KernelRun& run, Completion& c) {
       api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(staged), records, record_bytes, compute_),
       "cuMemcpyAsync", "while copying back the checked-mode records of '" + run.name + "'");
   for (size_t i = 0; i < n; ++i)
-    if (before[i]) after[i] = copy_out(check.array(i));
+    if (before[i] || check.array(i).overwritten()) after[i] = copy_out(check.array(i));
   api_.check(api_.cuStreamSynchronize(compute_), "cuStreamSynchronize",
              "while running '" + run.name + "' in checked mode on " + id_.to_string());
   for (size_t i = 0; i < n; ++i) {

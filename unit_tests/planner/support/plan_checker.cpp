@@ -12,10 +12,6 @@ namespace {
 
 constexpr size_t kMaxPrinted = 30;
 
-bool writes(ChunkAccessMode m) {
-  return m != ChunkAccessMode::kRead;
-}
-
 auto access_key(const ChunkAccess& a) {
   return std::make_tuple(a.chunk, a.region, static_cast<int>(a.mode));
 }

@@ -26,16 +26,14 @@ TaskFilter touches(ChunkId chunk) {
 }
 TaskFilter reads_from(ChunkId chunk) {
   return [chunk](const Task& t) {
-    return std::any_of(t.accesses.begin(), t.accesses.end(), [&](const ChunkAccess& a) {
-      return a.chunk == chunk && a.mode != ChunkAccessMode::kWrite;
-    });
+    return std::any_of(t.accesses.begin(), t.accesses.end(),
+                       [&](const ChunkAccess& a) { return a.chunk == chunk && reads(a.mode); });
   };
 }
 TaskFilter writes_to(ChunkId chunk) {
   return [chunk](const Task& t) {
-    return std::any_of(t.accesses.begin(), t.accesses.end(), [&](const ChunkAccess& a) {
-      return a.chunk == chunk && a.mode != ChunkAccessMode::kRead;
-    });
+    return std::any_of(t.accesses.begin(), t.accesses.end(),
+                       [&](const ChunkAccess& a) { return a.chunk == chunk && writes(a.mode); });
   };
 }
 TaskFilter touches_region(ChunkId chunk, const Rect& region) {

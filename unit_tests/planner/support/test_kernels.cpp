@@ -193,7 +193,7 @@ const TestKernel& KernelRegistry::get(const KernelVariant& v) {
     case KernelKind::kCopy: {
       sig.add_array("a", t[0], v.rank).add_array("b", t[1], v.rank);
       const std::string idx = axis_list(v.rank);
-      k->annotation = binding(v.rank) + " => read a[" + idx + "], write b[" + idx + "]";
+      k->annotation = binding(v.rank) + " => read a[" + idx + "], overwrite b[" + idx + "]";
       k->launch_rank = v.rank;
       k->body = [](const Point& p, KernelAccess& a) {
         a.set(1, p, wrap_value(2 * wrap_value(a.get(0, p)) + 1));
@@ -251,7 +251,8 @@ const TestKernel& KernelRegistry::get(const KernelVariant& v) {
     }
     case KernelKind::kStridedWrite:
       sig.add_array("a", t[0], 1).add_array("b", t[1], 1);
-      k->annotation = "global i => read a[i], write b[2 * i]";
+      // `overwrite` where the pattern is not dense: the planner keeps the elements between.
+      k->annotation = "global i => read a[i], overwrite b[2 * i]";
       k->launch_rank = 1;
       k->body = [](const Point& p, KernelAccess& a) {
         a.set(1, {2 * p[0]}, wrap_value(a.get(0, p) + 7));

@@ -69,14 +69,14 @@ class KernelAccess {
 enum class KernelKind {
   kStencil1D,     ///< global i => read in[i-1:i+1], write out[i]          (domain [1, n-1))
   kStencil2D,     ///< 5-point over [1, n-1) x [1, m-1)
-  kCopy,          ///< read a[i..], write b[i..], rank 1-3: b = 2a + 1
+  kCopy,          ///< read a[i..], overwrite b[i..], rank 1-3: b = 2a + 1
   kSaxpy,         ///< read x[i..], readwrite y[i..], rank 1-2: y = y + 3x
   kShift,         ///< read a[i + k], write b[i] with an int64 scalar k
   kMatmul,        ///< global [i, j] => read A[i, :], read B[:, j], write C[i, j] (scalar p:
                   ///< the inner extent, parameter 3)
   kRowReduce,     ///< global [i, j] => read A[i, j], reduce(op) s[i]  (op: +, min, max)
   kScalarSum,     ///< parallel_reduce of a[i..] (rank 1-2) into a scalar
-  kStridedWrite,  ///< read a[i], write b[2 * i]: a write that is not dense
+  kStridedWrite,  ///< read a[i], overwrite b[2 * i]: an overwrite that is not dense
   kPrefixSum,     ///< parallel_scan: global i => read a[i], write b[i], b = exclusive sums
 };
 
