@@ -64,10 +64,22 @@ void AccessCheck::before() {
     if (!a.read_only()) continue;
     snapshots_[i].resize(static_cast<size_t>(a.region.volume()) * a.chunk.elem_size);
     copy_region({snapshots_[i].data(), a.region, a.chunk.elem_size}, a.chunk, a.region);
+    // The kernel reads the copy: a write there changes it, not the chunk, which other
+    // devices may be copying meanwhile (a read-only chunk is not locked against readers).
+    CheckedRegion& v = arrays_[i].view;
+    v.data = snapshots_[i].data();
+    int64_t stride = 1;
+    for (int axis = a.region.rank() - 1; axis >= 0; --axis) {
+      v.chunk_lo[axis] = a.region.lo()[axis];
+      v.stride[axis] = stride;
+      stride *= a.region.extent()[axis];
+    }
   }
 }
 
 std::optional<planner::AccessViolation> AccessCheck::after() const {
+  // A read-only region's copy (what the kernel saw, and changed if it wrote there) against
+  // the chunk, which the run left alone: the same comparison either way round.
   std::vector<const void*> before;
   std::vector<ConstBoxBuffer> now;
   for (size_t i = 0; i < arrays_.size(); ++i) {

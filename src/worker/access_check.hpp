@@ -1,7 +1,7 @@
 // Checked mode on host devices: every element a kernel touches through an array handle is
 // compared with the region its annotation declared for the superblock, read-only regions are
-// compared with a snapshot after the run, and regions it overwrites are filled with a marker
-// before the run and searched for it after.
+// read from a private copy compared with the chunk after the run, and regions it overwrites
+// are filled with a marker before the run and searched for it after.
 #pragma once
 
 #include <cstddef>
@@ -39,8 +39,8 @@ class AccessCheck {
   void add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer chunk, const Rect& region,
            planner::ChunkAccessMode mode);
 
-  /// Host devices, before the run: snapshots the read-only regions and marks the overwritten
-  /// ones.
+  /// Host devices, before the run: points the handles of read-only regions at private copies
+  /// of them (a write there reaches no chunk) and marks the overwritten regions.
   void before();
   /// Host devices, after the run: the first violation (by parameter order: an index outside
   /// a region, else an element of a read-only region that changed), or none.
