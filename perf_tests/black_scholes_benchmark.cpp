@@ -157,7 +157,14 @@ int main(int argc, char* argv[]) {
     CLI::App app("cuda-samples' Black-Scholes through the runtime against the sample's kernel.");
     app.add_option("--options", options, "option counts (even), comma-separated")
         ->delimiter(',')
-        ->check(CLI::Range(2, 1 << 30));
+        ->check(CLI::Range(2, 1 << 30))
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+              return std::stoll(text) % 2 == 0
+                         ? std::string()
+                         : text + " is odd: the kernel prices two options a thread (float2 pairs)";
+            },
+            "EVEN"));
     app.add_option("--iterations", iterations, "launches per timed run")
         ->check(CLI::Range(1, 100000));
     app.add_option("--repeats", repeats, "timed runs (median)")->check(CLI::Range(1, 100));

@@ -21,7 +21,15 @@ int main(int argc, char* argv[]) {
     int64_t chunk = 0;
     const int block = 128;
     CLI::App app("cuda-samples' Black-Scholes, ported from CUDA, on every GPU.");
-    app.add_option("--options", opt_n, "options (even)")->check(CLI::Range(2, 1 << 30));
+    app.add_option("--options", opt_n, "options (even)")
+        ->check(CLI::Range(2, 1 << 30))
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+              return std::stoll(text) % 2 == 0
+                         ? std::string()
+                         : text + " is odd: the kernel prices two options a thread (float2 pairs)";
+            },
+            "EVEN"));
     app.add_option("--iterations", iterations, "launches")->check(CLI::Range(1, 1 << 20));
     app.add_option("--chunk", chunk,
                    "float2 elements (two options) per chunk and superblock, a multiple of 128 "
