@@ -371,13 +371,108 @@ void run_combined_reduce(const void* functor, const Rect& threads, void* partial
   std::memcpy(partial, static_cast<const void*>(&value), sizeof value);
 }
 
+/// Whether a kernel member is a lightning::View bound to a chunk (other members: true).
+template <class T>
+bool member_bound(const T&) {
+  return true;
+}
+template <class D, class... P>
+bool member_bound(const View<D, P...>& v) {
+  return v.data() != nullptr;
+}
+
+/// Whether F lists its members (LIGHTNING_KERNEL functors and LIGHTNING_LAMBDA lambdas; a
+/// lambda given to lightning::annotate has none to list).
+template <class F, class = void>
+struct ListsMembers : std::false_type {};
+template <class F>
+struct ListsMembers<F, std::void_t<decltype(std::declval<const F&>().lightning_kernel_members())>>
+    : std::true_type {};
+
+/// Whether F lists its members and every View among them is bound: not in checked mode, and
+/// every one named by its annotation.
+template <class F>
+bool members_bound(const F& f) {
+  if constexpr (ListsMembers<F>::value)
+    return std::apply([](const auto&... m) { return (member_bound(m) && ...); },
+                      f.lightning_kernel_members());
+  else
+    return false;
+}
+
+/// F called where members_bound(f) held: before each call it tells the compiler that every
+/// listed View is bound, so that the element checks of View::operator() fold away and the
+/// host loop vectorises as it would over Kokkos Views (a float store does not change the
+/// pointers, so the fact holds across iterations).
+template <class F>
+struct BoundCall {
+  const F& f;
+  template <class... A>
+  void operator()(A&&... a) const {
+#if defined(__GNUC__)
+    std::apply(
+        [](const auto&... m) { ((member_bound(m) ? void() : __builtin_unreachable()), ...); },
+        f.lightning_kernel_members());
+#endif
+    f(std::forward<A>(a)...);
+  }
+};
+
+/// Where the compiler supports it, inlines every call in the function's body: the kernel's
+/// operator() is called from two loops, which must both see its body.
+#if defined(__GNUC__)
+#define LIGHTNING_FLATTEN __attribute__((flatten))
+#else
+#define LIGHTNING_FLATTEN
+#endif
+
+/// kernel::run_native over BoundCall<F> where F's Views are bound, else over F (whose element
+/// checks then report an unbound View or go through checked mode's records).
+template <class F, int Rank, class Tag>
+LIGHTNING_FLATTEN void run_for(const void* functor, const Rect& threads, void* partial) {
+  const F& f = *static_cast<const F*>(functor);
+  if constexpr (ListsMembers<F>::value) {
+    if (members_bound(f)) {
+      const BoundCall<F> call{f};
+      return kernel::run_native<BoundCall<F>, Rank, Tag>(&call, threads, partial);
+    }
+  }
+  kernel::run_native<F, Rank, Tag>(functor, threads, partial);
+}
+
+/// As run_for for kernel::run_native_reduce.
+template <class F, int Rank, class Value, class Tag>
+LIGHTNING_FLATTEN void run_reduce(const void* functor, const Rect& threads, void* partial) {
+  const F& f = *static_cast<const F*>(functor);
+  if constexpr (ListsMembers<F>::value) {
+    if (members_bound(f)) {
+      const BoundCall<F> call{f};
+      return kernel::run_native_reduce<BoundCall<F>, Rank, Value, Tag>(&call, threads, partial);
+    }
+  }
+  kernel::run_native_reduce<F, Rank, Value, Tag>(functor, threads, partial);
+}
+
+/// As run_for for kernel::run_native_scan.
+template <class F, class Value, class Tag>
+LIGHTNING_FLATTEN void run_scan(const void* functor, const Rect& threads, void* value, bool final) {
+  const F& f = *static_cast<const F*>(functor);
+  if constexpr (ListsMembers<F>::value) {
+    if (members_bound(f)) {
+      const BoundCall<F> call{f};
+      return kernel::run_native_scan<BoundCall<F>, Value, Tag>(&call, threads, value, final);
+    }
+  }
+  kernel::run_native_scan<F, Value, Tag>(functor, threads, value, final);
+}
+
 /// The host entry point and bytes of a kernel F: a team kernel runs over a TeamClosure<F>;
 /// a scan kernel (`Scans`) has a scan entry point instead.
 template <class F, int Rank, class Value, bool Scans = false, class Tag = void>
 void set_host_entry(kernel::KernelInfo& info) {
   if constexpr (Scans) {
     info.functor_size = sizeof(F);
-    info.run_host_scan = &kernel::run_native_scan<F, Value, Tag>;
+    info.run_host_scan = &run_scan<F, Value, Tag>;
   } else if constexpr (takes_team_member_v<F, Tag>) {
     static_assert(!std::is_array_v<Value>,
                   "lightning::Distributed: a TeamPolicy parallel_reduce reduces one value, not "
@@ -390,7 +485,7 @@ void set_host_entry(kernel::KernelInfo& info) {
       info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag>;
   } else if constexpr (std::is_void_v<Value>) {
     info.functor_size = sizeof(F);
-    info.run_host = &kernel::run_native<F, Rank, Tag>;
+    info.run_host = &run_for<F, Rank, Tag>;
   } else if constexpr (std::is_array_v<Value>) {
     info.functor_size = sizeof(F);
     info.run_host = &run_array_reduce<F, Rank, std::remove_extent_t<Value>, Tag>;
@@ -399,7 +494,7 @@ void set_host_entry(kernel::KernelInfo& info) {
     info.run_host = &run_combined_reduce<F, Rank, Value, Tag>;
   } else {
     info.functor_size = sizeof(F);
-    info.run_host = &kernel::run_native_reduce<F, Rank, Value, Tag>;
+    info.run_host = &run_reduce<F, Rank, Value, Tag>;
   }
 }
 

@@ -142,6 +142,32 @@ TEST(KokkosLaunchCheck, AListedMembersWordIsNotTakenForAnAddressButAnUnlistedPoi
   EXPECT_TRUE(has(e, "holds an address on this thread's stack")) << e;
 }
 
+/// Lists a View its annotation has no rule for, and reads it.
+template <class V>
+struct ReadsAnUnnamedView {
+  V x, y, z;
+  LIGHTNING_KERNEL(
+      ReadsAnUnnamedView, "global i => read x[i], write y[i]", (x, y, z),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = x(i) + z(i); })
+};
+
+// Host devices run a kernel whose listed Views are all bound without their element checks
+// (BoundCall); one the annotation does not name is unbound, and its access is still the
+// clear error, with checked mode on or off (ctest runs this suite both ways).
+TEST(KokkosLaunchCheck, AListedViewTheAnnotationDoesNotNameIsAClearErrorAtItsAccess) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "host devices check element accesses";
+  const int n = 64;
+  LView<float*> x("x", n), y("y", n), z("unnamed", n);
+  const std::string e = error_of([&] {
+    Kokkos::parallel_for("reads z", Kokkos::RangePolicy<Exec>(0, n),
+                         ReadsAnUnnamedView<LView<float*>>{x, y, z});
+    Kokkos::fence();
+  });
+  EXPECT_TRUE(has(e, "launch 'reads z'")) << e;
+  EXPECT_TRUE(has(e, "lightning::View 'unnamed'")) << e;
+  expect_runtime_usable();
+}
+
 TEST(KokkosLaunchLabel, AFailedKernelIsNamedByItsKokkosLabelFirst) {
   const int n = 1024;
   lk_test::Cursed cursed{LView<float*>("field", n), 700};
