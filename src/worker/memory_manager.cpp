@@ -292,7 +292,6 @@ void MemoryManager::fill(ChunkId id, Chunk& c, size_t m, ByteRange skipped) {
   skipped = skipped.intersection({0, c.bytes});
   const ByteRange parts[2] = {{0, skipped.empty() ? c.bytes : skipped.begin},
                               {skipped.empty() ? c.bytes : skipped.end, c.bytes}};
-  if (!skipped.empty()) ++counters_.partial_fills;
   const auto at = [](void* p, uint64_t offset) { return static_cast<unsigned char*>(p) + offset; };
   // Source preference: another device (peer copy), then the host, then the disk.
   std::optional<size_t> src;
@@ -301,6 +300,7 @@ void MemoryManager::fill(ChunkId id, Chunk& c, size_t m, ByteRange skipped) {
     if (!src || (is_device(other) && !is_device(*src))) src = other;
   }
   if (src) {
+    if (!skipped.empty()) ++counters_.partial_fills;
     for (const ByteRange& part : parts) {
       if (part.empty()) continue;
       backend_.copy(at(dst.ptr, part.begin), dst_space, at(c.copies.at(*src).ptr, part.begin),
@@ -319,6 +319,7 @@ void MemoryManager::fill(ChunkId id, Chunk& c, size_t m, ByteRange skipped) {
     ++counters_.disk_reads;
     counters_.bytes_read_from_disk += c.bytes;
   } else if (!c.has_data) {
+    if (!skipped.empty()) ++counters_.partial_fills;
     for (const ByteRange& part : parts)
       if (!part.empty()) backend_.fill_zero(at(dst.ptr, part.begin), dst_space, part.size());
     ++counters_.zero_fills;
@@ -527,9 +528,8 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
       Chunk& c = chunks_.at(x.chunk);
       Copy& copy = c.copies.at(x.memory);
       if (copy.valid) continue;
-      if (x.overwritten.begin == 0 && x.overwritten.end >= c.bytes) {
+      if (!x.overwritten.empty() && x.overwritten.begin == 0 && x.overwritten.end >= c.bytes) {
         copy.valid = true;
-        c.has_data = true;
         ++counters_.fills_skipped;
       } else {
         fill(x.chunk, c, x.memory, x.overwritten);
