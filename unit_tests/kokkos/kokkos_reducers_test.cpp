@@ -264,14 +264,14 @@ TeamResults team_reductions(const Space& space, int team_size,
 #if KOKKOS_VERSION >= 40000
 /// The first place of the smallest and of the largest K(j, c) (values repeat), by teams.
 template <class Space>
-std::pair<int, int> team_first_extremes(const Space& space, int team,
+std::pair<int, int> team_first_extremes(const Space& space, int team_size,
                                         const ViewOf<Space, const int64_t**>& K) {
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const int rows = static_cast<int>(K.extent(0)), cols = static_cast<int>(K.extent(1));
   Kokkos::MinFirstLoc<int64_t, int>::value_type min{};
   Kokkos::MaxFirstLoc<int64_t, int>::value_type max{};
   Kokkos::parallel_reduce(
-      Kokkos::TeamPolicy<Space>(space, rows, team),
+      Kokkos::TeamPolicy<Space>(space, rows, team_size),
       LIGHTNING_LAMBDA(
           "block j => read K[j, :]", (K, cols),
           (const member_type& team, Kokkos::MinFirstLoc<int64_t, int>::value_type& m) {
@@ -284,7 +284,7 @@ std::pair<int, int> team_first_extremes(const Space& space, int team,
           }),
       Kokkos::MinFirstLoc<int64_t, int>(min));
   Kokkos::parallel_reduce(
-      Kokkos::TeamPolicy<Space>(space, rows, team),
+      Kokkos::TeamPolicy<Space>(space, rows, team_size),
       LIGHTNING_LAMBDA(
           "block j => read K[j, :]", (K, cols),
           (const member_type& team, Kokkos::MaxFirstLoc<int64_t, int>::value_type& m) {
@@ -353,10 +353,11 @@ template <class Space>
 std::array<int64_t, 3> team_sum_max_min(const Space& space, int team,
                                         const ViewOf<Space, const int64_t**>& k) {
   std::array<int64_t, 3> r{-1, -1, -1};
-  Kokkos::parallel_reduce("team sum max min",
-                          Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team),
-                          lk_team::TeamSumMaxMin<Space, ViewOf<Space, const int64_t**>>{k}, r[0],
-                          Kokkos::Max<int64_t>(r[1]), Kokkos::Min<int64_t>(r[2]));
+  Kokkos::parallel_reduce(
+      "team sum max min",
+      Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team),
+      lk_team::TeamSumMaxMin<Space, ViewOf<Space, const int64_t**>>{k}, r[0],
+      Kokkos::Max<int64_t>(r[1]), Kokkos::Min<int64_t>(r[2]));
   return r;
 }
 
@@ -365,13 +366,14 @@ std::array<int64_t, 3> team_sum_max_min(const Space& space, int team,
 /// Sum and MinLoc in one team launch.
 template <class Space>
 std::pair<double, Kokkos::MinLoc<int64_t, int>::value_type> team_sum_and_min_loc(
-    const Space& space, int team, const ViewOf<Space, const int64_t**>& k) {
+    const Space& space, int team_size, const ViewOf<Space, const int64_t**>& k) {
   using member_type = typename Kokkos::TeamPolicy<Space>::member_type;
   const int cols = static_cast<int>(k.extent(1));
   double sum = 0;
   Kokkos::MinLoc<int64_t, int>::value_type min{};
   Kokkos::parallel_reduce(
-      "team sum min loc", Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team),
+      "team sum min loc",
+      Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team_size),
       LIGHTNING_LAMBDA(
           "block j => read k[j, :]", (k, cols),
           (const member_type& team, double& s, Kokkos::MinLoc<int64_t, int>::value_type& l) {
