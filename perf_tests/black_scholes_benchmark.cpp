@@ -158,13 +158,7 @@ int main(int argc, char* argv[]) {
     app.add_option("--options", options, "option counts (even), comma-separated")
         ->delimiter(',')
         ->check(CLI::Range(2, 1 << 30))
-        ->check(CLI::Validator(
-            [](const std::string& text) {
-              return std::stoll(text) % 2 == 0
-                         ? std::string()
-                         : text + " is odd: the kernel prices two options a thread (float2 pairs)";
-            },
-            "EVEN"));
+        ->check(CLI::Validator(ported::options_not_even, "EVEN"));
     app.add_option("--iterations", iterations, "launches per timed run")
         ->check(CLI::Range(1, 100000));
     app.add_option("--repeats", repeats, "timed runs (median)")->check(CLI::Range(1, 100));

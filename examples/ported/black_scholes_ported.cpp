@@ -23,13 +23,7 @@ int main(int argc, char* argv[]) {
     CLI::App app("cuda-samples' Black-Scholes, ported from CUDA, on every GPU.");
     app.add_option("--options", opt_n, "options (even)")
         ->check(CLI::Range(2, 1 << 30))
-        ->check(CLI::Validator(
-            [](const std::string& text) {
-              return std::stoll(text) % 2 == 0
-                         ? std::string()
-                         : text + " is odd: the kernel prices two options a thread (float2 pairs)";
-            },
-            "EVEN"));
+        ->check(CLI::Validator(ported::options_not_even, "EVEN"));
     app.add_option("--iterations", iterations, "launches")->check(CLI::Range(1, 1 << 20));
     app.add_option("--chunk", chunk,
                    "float2 elements (two options) per chunk and superblock, a multiple of 128 "

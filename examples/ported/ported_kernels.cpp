@@ -126,6 +126,12 @@ const lightning::CudaKernel& black_scholes_kernel() {
   return kBlackScholes;
 }
 
+std::string options_not_even(const std::string& text) {
+  return std::stoll(text) % 2 == 0
+             ? std::string()
+             : text + " is odd: the kernel prices two options a thread (float2 pairs)";
+}
+
 OptionInputs random_options(int64_t opt_n) {
   OptionInputs in;
   const auto half = static_cast<size_t>(opt_n / 2);

@@ -36,6 +36,9 @@ struct OptionInputs {
   std::vector<lightning::float2> stock_price, option_strike, option_years;
 };
 OptionInputs random_options(int64_t opt_n);
+/// For a command line's option count: empty when `text` is even, else why it cannot be (the
+/// kernel prices two options a thread, as float2 pairs).
+std::string options_not_even(const std::string& text);
 
 /// The sample's check of computed prices against the formula in double precision: the L1
 /// distance of the call prices relative to their L1 norm, and the largest absolute

@@ -353,11 +353,10 @@ template <class Space>
 std::array<int64_t, 3> team_sum_max_min(const Space& space, int team,
                                         const ViewOf<Space, const int64_t**>& k) {
   std::array<int64_t, 3> r{-1, -1, -1};
-  Kokkos::parallel_reduce(
-      "team sum max min",
-      Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team),
-      lk_team::TeamSumMaxMin<Space, ViewOf<Space, const int64_t**>>{k}, r[0],
-      Kokkos::Max<int64_t>(r[1]), Kokkos::Min<int64_t>(r[2]));
+  Kokkos::parallel_reduce("team sum max min",
+                          Kokkos::TeamPolicy<Space>(space, static_cast<int>(k.extent(0)), team),
+                          lk_team::TeamSumMaxMin<Space, ViewOf<Space, const int64_t**>>{k}, r[0],
+                          Kokkos::Max<int64_t>(r[1]), Kokkos::Min<int64_t>(r[2]));
   return r;
 }
 
