@@ -389,15 +389,12 @@ template <class F>
 struct ListsMembers<F, std::void_t<decltype(std::declval<const F&>().lightning_kernel_members())>>
     : std::true_type {};
 
-/// Whether F lists its members and every View among them is bound: not in checked mode, and
-/// every one named by its annotation.
+/// Whether every View among F's listed members is bound: not in checked mode, and every one
+/// named by its annotation.
 template <class F>
 bool members_bound(const F& f) {
-  if constexpr (ListsMembers<F>::value)
-    return std::apply([](const auto&... m) { return (member_bound(m) && ...); },
-                      f.lightning_kernel_members());
-  else
-    return false;
+  return std::apply([](const auto&... m) { return (member_bound(m) && ...); },
+                    f.lightning_kernel_members());
 }
 
 /// F called where members_bound(f) held: before each call it tells the compiler that every
@@ -426,44 +423,40 @@ struct BoundCall {
 #define LIGHTNING_FLATTEN
 #endif
 
-/// kernel::run_native over BoundCall<F> where F's Views are bound, else over F (whose element
-/// checks then report an unbound View or go through checked mode's records).
+/// `run(BoundCall<F>{f})` where F lists its members and they are all bound, else `run(f)`
+/// (whose element checks then report an unbound View or go through checked mode's records):
+/// `run` gets what the host loop calls.
+template <class F, class Run>
+LIGHTNING_FLATTEN void run_bound_or_checked(const F& f, Run&& run) {
+  if constexpr (ListsMembers<F>::value) {
+    if (members_bound(f)) return run(BoundCall<F>{f});
+  }
+  run(f);
+}
+
+/// kernel::run_native through run_bound_or_checked.
 template <class F, int Rank, class Tag>
 LIGHTNING_FLATTEN void run_for(const void* functor, const Rect& threads, void* partial) {
-  const F& f = *static_cast<const F*>(functor);
-  if constexpr (ListsMembers<F>::value) {
-    if (members_bound(f)) {
-      const BoundCall<F> call{f};
-      return kernel::run_native<BoundCall<F>, Rank, Tag>(&call, threads, partial);
-    }
-  }
-  kernel::run_native<F, Rank, Tag>(functor, threads, partial);
+  run_bound_or_checked(*static_cast<const F*>(functor), [&](const auto& call) {
+    kernel::run_native<std::decay_t<decltype(call)>, Rank, Tag>(&call, threads, partial);
+  });
 }
 
-/// As run_for for kernel::run_native_reduce.
+/// kernel::run_native_reduce through run_bound_or_checked.
 template <class F, int Rank, class Value, class Tag>
 LIGHTNING_FLATTEN void run_reduce(const void* functor, const Rect& threads, void* partial) {
-  const F& f = *static_cast<const F*>(functor);
-  if constexpr (ListsMembers<F>::value) {
-    if (members_bound(f)) {
-      const BoundCall<F> call{f};
-      return kernel::run_native_reduce<BoundCall<F>, Rank, Value, Tag>(&call, threads, partial);
-    }
-  }
-  kernel::run_native_reduce<F, Rank, Value, Tag>(functor, threads, partial);
+  run_bound_or_checked(*static_cast<const F*>(functor), [&](const auto& call) {
+    kernel::run_native_reduce<std::decay_t<decltype(call)>, Rank, Value, Tag>(&call, threads,
+                                                                              partial);
+  });
 }
 
-/// As run_for for kernel::run_native_scan.
+/// kernel::run_native_scan through run_bound_or_checked.
 template <class F, class Value, class Tag>
 LIGHTNING_FLATTEN void run_scan(const void* functor, const Rect& threads, void* value, bool final) {
-  const F& f = *static_cast<const F*>(functor);
-  if constexpr (ListsMembers<F>::value) {
-    if (members_bound(f)) {
-      const BoundCall<F> call{f};
-      return kernel::run_native_scan<BoundCall<F>, Value, Tag>(&call, threads, value, final);
-    }
-  }
-  kernel::run_native_scan<F, Value, Tag>(functor, threads, value, final);
+  run_bound_or_checked(*static_cast<const F*>(functor), [&](const auto& call) {
+    kernel::run_native_scan<std::decay_t<decltype(call)>, Value, Tag>(&call, threads, value, final);
+  });
 }
 
 /// The host entry point and bytes of a kernel F: a team kernel runs over a TeamClosure<F>;
