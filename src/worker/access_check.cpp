@@ -17,6 +17,17 @@ int64_t offset_field(const void* handle) {
   return offset;
 }
 
+// Points `v` at the elements of `box` stored row-major from `data`.
+void place(CheckedRegion& v, void* data, const Rect& box) {
+  v.data = static_cast<unsigned char*>(data);
+  int64_t stride = 1;
+  for (int axis = box.rank() - 1; axis >= 0; --axis) {
+    v.chunk_lo[axis] = box.lo()[axis];
+    v.stride[axis] = stride;
+    stride *= box.extent()[axis];
+  }
+}
+
 }  // namespace
 
 void AccessCheck::add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer chunk,
@@ -34,17 +45,13 @@ void AccessCheck::add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer
   a.param = slot.param;
   a.handle_offset = slot.byte_offset;
   CheckedRegion& v = a.view;
-  v.data = static_cast<unsigned char*>(chunk.data);
   v.element_size = chunk.elem_size;
   v.rank = region.rank();
-  int64_t stride = 1;
-  for (int axis = region.rank() - 1; axis >= 0; --axis) {
+  for (int axis = 0; axis < region.rank(); ++axis) {
     v.lo[axis] = region.lo()[axis];
     v.hi[axis] = region.hi()[axis];
-    v.chunk_lo[axis] = chunk.box.lo()[axis];
-    v.stride[axis] = stride;
-    stride *= chunk.box.extent()[axis];
   }
+  place(v, chunk.data, chunk.box);
   // Null data (so that host code takes its checked path) and the region's address as offset.
   void* data = nullptr;
   const auto offset = static_cast<int64_t>(reinterpret_cast<uintptr_t>(&a.view));
@@ -66,14 +73,7 @@ void AccessCheck::before() {
     copy_region({snapshots_[i].data(), a.region, a.chunk.elem_size}, a.chunk, a.region);
     // The kernel reads the copy: a write there changes it, not the chunk, which other
     // devices may be copying meanwhile (a read-only chunk is not locked against readers).
-    CheckedRegion& v = arrays_[i].view;
-    v.data = snapshots_[i].data();
-    int64_t stride = 1;
-    for (int axis = a.region.rank() - 1; axis >= 0; --axis) {
-      v.chunk_lo[axis] = a.region.lo()[axis];
-      v.stride[axis] = stride;
-      stride *= a.region.extent()[axis];
-    }
+    place(arrays_[i].view, snapshots_[i].data(), a.region);
   }
 }
 
