@@ -18,19 +18,24 @@ void Saxpy::operator()(int64_t i) const {
   y(i) = alpha * x(i) + y(i);
 }
 
-const KernelId kStencil1D = KernelRegistry::add(native_kernel<Stencil1D, 1>(
-    "runtime_test::stencil", "global i => read in[i-1:i+1], write out[i]",
-    KernelSignature()
-        .add_array("in", DataType::kFloat64, 1)
-        .add_array("out", DataType::kFloat64, 1),
-    {{0, offsetof(Stencil1D, in), 1}, {1, offsetof(Stencil1D, out), 1}}));
+namespace {
 
-const KernelId kStencil1DOverwrite = KernelRegistry::add(native_kernel<Stencil1D, 1>(
-    "runtime_test::stencil_overwrite", "global i => read in[i-1:i+1], overwrite out[i]",
-    KernelSignature()
-        .add_array("in", DataType::kFloat64, 1)
-        .add_array("out", DataType::kFloat64, 1),
-    {{0, offsetof(Stencil1D, in), 1}, {1, offsetof(Stencil1D, out), 1}}));
+// Stencil1D registered under `name` with `annotation`.
+KernelId add_stencil(const char* name, const char* annotation) {
+  return KernelRegistry::add(native_kernel<Stencil1D, 1>(
+      name, annotation,
+      KernelSignature()
+          .add_array("in", DataType::kFloat64, 1)
+          .add_array("out", DataType::kFloat64, 1),
+      {{0, offsetof(Stencil1D, in), 1}, {1, offsetof(Stencil1D, out), 1}}));
+}
+
+}  // namespace
+
+const KernelId kStencil1D =
+    add_stencil("runtime_test::stencil", "global i => read in[i-1:i+1], write out[i]");
+const KernelId kStencil1DOverwrite = add_stencil("runtime_test::stencil_overwrite",
+                                                 "global i => read in[i-1:i+1], overwrite out[i]");
 
 const KernelId kMatmul = KernelRegistry::add(native_kernel<Matmul, 2>(
     "runtime_test::matmul", "global [i, j] => read A[i, :], read B[:, j], write C[i, j]",
