@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "lightning_kokkos/bound_call.hpp"
 #include "lightning_kokkos/internal/core/error.hpp"
 #include "lightning_kokkos/internal/kernel/kernel_registry.hpp"
 #include "lightning_kokkos/internal/kernel/native_kernel.hpp"
@@ -360,78 +361,27 @@ struct CombinedCall<F, Kokkos::Impl::CombinedReducerValueImpl<std::index_sequenc
   }
 };
 
-/// As kernel::run_native_reduce for several reducers: Value is their combined value (an
-/// aligned copy of the partial), handed to F component by component.
-template <class F, int Rank, class Value, class Tag>
-void run_combined_reduce(const void* functor, const Rect& threads, void* partial) {
-  Value value;
-  std::memcpy(static_cast<void*>(&value), partial, sizeof value);
-  const CombinedCall<F, Value> call{*static_cast<const F*>(functor)};
-  kernel::run_native_reduce<CombinedCall<F, Value>, Rank, Value, Tag>(&call, threads, &value);
-  std::memcpy(partial, static_cast<const void*>(&value), sizeof value);
-}
-
-/// Whether a kernel member is a lightning::View bound to a chunk (other members: true).
-template <class T>
-bool member_bound(const T&) {
-  return true;
-}
-template <class D, class... P>
-bool member_bound(const View<D, P...>& v) {
-  return v.data() != nullptr;
-}
-
-/// Whether F lists its members (LIGHTNING_KERNEL functors and LIGHTNING_LAMBDA lambdas; a
-/// lambda given to lightning::annotate has none to list).
-template <class F, class = void>
-struct ListsMembers : std::false_type {};
-template <class F>
-struct ListsMembers<F, std::void_t<decltype(std::declval<const F&>().lightning_kernel_members())>>
-    : std::true_type {};
-
-/// Whether every View among F's listed members is bound: not in checked mode, and every one
-/// named by its annotation.
-template <class F>
-bool members_bound(const F& f) {
-  return std::apply([](const auto&... m) { return (member_bound(m) && ...); },
-                    f.lightning_kernel_members());
-}
-
-/// F called where members_bound(f) held: before each call it tells the compiler that every
-/// listed View is bound, so that the element checks of View::operator() fold away and the
-/// host loop vectorises as it would over Kokkos Views (a float store does not change the
-/// pointers, so the fact holds across iterations).
-template <class F>
-struct BoundCall {
-  const F& f;
-  template <class... A>
-  void operator()(A&&... a) const {
-#if defined(__GNUC__)
-    std::apply(
-        [](const auto&... m) { ((member_bound(m) ? void() : __builtin_unreachable()), ...); },
-        f.lightning_kernel_members());
-#endif
-    f(std::forward<A>(a)...);
-  }
+/// CombinedCall of any callable for combined value Value (run_teams' `Adapt`).
+template <class Value>
+struct Combined {
+  template <class G>
+  using Call = CombinedCall<G, Value>;
 };
 
-/// Where the compiler supports it, inlines every call in the function's body: the kernel's
-/// operator() is called from two loops, which must both see its body.
-#if defined(__GNUC__)
-#define LIGHTNING_FLATTEN __attribute__((flatten))
-#else
-#define LIGHTNING_FLATTEN
-#endif
-
-/// `run(BoundCall<F>{f})` where F lists its members and they are all bound, else `run(f)`
-/// (whose element checks then report an unbound View or go through checked mode's records):
-/// `run` gets what the host loop calls.
-template <class F, class Run>
-LIGHTNING_FLATTEN void run_bound_or_checked(const F& f, Run&& run) {
-  if constexpr (ListsMembers<F>::value) {
-    if (members_bound(f)) return run(BoundCall<F>{f});
-  }
-  run(f);
+/// As kernel::run_native_reduce for several reducers: Value is their combined value (an
+/// aligned copy of the partial), handed to F component by component, through
+/// run_bound_or_checked.
+template <class F, int Rank, class Value, class Tag>
+LIGHTNING_FLATTEN void run_combined_reduce(const void* functor, const Rect& threads,
+                                           void* partial) {
+  Value value;
+  std::memcpy(static_cast<void*>(&value), partial, sizeof value);
+  run_bound_or_checked(*static_cast<const F*>(functor), [&](const auto& f) {
+    const CombinedCall<std::decay_t<decltype(f)>, Value> call{f};
+    kernel::run_native_reduce<std::decay_t<decltype(call)>, Rank, Value, Tag>(&call, threads,
+                                                                              &value);
+  });
+  std::memcpy(partial, static_cast<const void*>(&value), sizeof value);
 }
 
 /// kernel::run_native through run_bound_or_checked.
@@ -473,7 +423,7 @@ void set_host_entry(kernel::KernelInfo& info) {
                   "MDRangePolicy");
     info.functor_size = sizeof(TeamClosure<F>);
     if constexpr (IsCombinedValue<Value>::value)
-      info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag, CombinedCall<F, Value>>;
+      info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag, Combined<Value>>;
     else
       info.run_host = &run_teams<F, Value, TeamFold<F, Value>, Tag>;
   } else if constexpr (std::is_void_v<Value>) {

@@ -16,7 +16,9 @@
 #include <cstring>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
+#include "lightning_kokkos/bound_call.hpp"
 #include "lightning_kokkos/execution_space.hpp"
 #include "lightning_kokkos/internal/core/rect.hpp"
 #include "lightning_kokkos/internal/core/reduction.hpp"
@@ -238,16 +240,39 @@ struct TakesTeamMember<AnnotatedLambda<L>, Tag> : TakesTeamMember<L, Tag> {};
 template <class F, class Tag = void>
 inline constexpr bool takes_team_member_v = TakesTeamMember<F, Tag>::value;
 
+/// The teams [first, end) of a launch run by one team of threads, each member calling
+/// `call` (F, or how it is called: BoundCall, several reducers) for work tag Tag (void:
+/// none); a reduction (Value not void) folds each member's value into `values[rank]`.
+template <class Tag, class Value, class Call, class Slot>
+void run_team_range(const Call& call, const kernel::TeamShape& shape, int64_t first, int64_t end,
+                    std::vector<Slot>& values) {
+  kernel::run_host_team(shape.team_size, shape.scratch_bytes(0), shape.scratch_bytes(1),
+                        // Flattened: the kernel's nested loops see what BoundCall tells.
+                        [&](int rank, kernel::HostTeam& team) LIGHTNING_FLATTEN {
+                          TeamMember member(team, rank, shape.league_size);
+                          for (int64_t l = first; l < end; ++l) {
+                            member.impl_start(l, shape);
+                            if constexpr (!std::is_void_v<Value>)
+                              kernel::invoke<Tag>(call, member,
+                                                  values[static_cast<std::size_t>(rank)]);
+                            else
+                              kernel::invoke<Tag>(call, member);
+                            // Every member is done with the team (and its scratch).
+                            team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
+                          }
+                        });
+}
+
 /// The host entry point of a team kernel F (kernel::HostEntry over a TeamClosure<F>): the
 /// teams of `threads` (whole teams of the launch's league × team threads), one after the
 /// other, by one team of threads, each member calling F's operator for work tag Tag (void:
-/// none) through `Call` (made from the functor: F itself, or how Kokkos calls F for several
-/// reducers); a reduction (Value not void) folds each member's value into `partial` in rank
-/// order.
-template <class F, class Value, class Fold, class Tag = void, class Call = const F&>
+/// none), without element checks where F's Views are bound (run_bound_or_checked). `Adapt`
+/// is void (F called as it is) or a type whose `Call<G>` calls a callable G as Kokkos calls
+/// F (kernel.hpp's Combined: several reducers). A reduction (Value not void) folds each
+/// member's value into `partial` in rank order.
+template <class F, class Value, class Fold, class Tag = void, class Adapt = void>
 void run_teams(const void* bytes, const Rect& threads, void* partial) {
   const auto& closure = *static_cast<const TeamClosure<F>*>(bytes);
-  const Call call{closure.functor};
   const kernel::TeamShape& shape = closure.shape;
   const int64_t first = threads.lo()[0] / shape.team_size;
   const int64_t end = threads.hi()[0] / shape.team_size;
@@ -257,20 +282,13 @@ void run_teams(const void* bytes, const Rect& threads, void* partial) {
   std::vector<Slot> values;
   if constexpr (reduces)
     values.assign(static_cast<std::size_t>(shape.team_size), *static_cast<Value*>(partial));
-  kernel::run_host_team(shape.team_size, shape.scratch_bytes(0), shape.scratch_bytes(1),
-                        [&](int rank, kernel::HostTeam& team) {
-                          TeamMember member(team, rank, shape.league_size);
-                          for (int64_t l = first; l < end; ++l) {
-                            member.impl_start(l, shape);
-                            if constexpr (reduces)
-                              kernel::invoke<Tag>(call, member,
-                                                  values[static_cast<std::size_t>(rank)]);
-                            else
-                              kernel::invoke<Tag>(call, member);
-                            // Every member is done with the team (and its scratch).
-                            team.barrier(kernel::HostTeam::Barrier::kTeamEnd);
-                          }
-                        });
+  run_bound_or_checked(closure.functor, [&](const auto& f) {
+    if constexpr (std::is_void_v<Adapt>)
+      run_team_range<Tag, Value>(f, shape, first, end, values);
+    else
+      run_team_range<Tag, Value>(typename Adapt::template Call<std::decay_t<decltype(f)>>{f}, shape,
+                                 first, end, values);
+  });
   if constexpr (reduces) {
     Value* result = static_cast<Value*>(partial);
     const Reduction reduction = Fold::reduction(closure.op, closure.reducer, closure.functor);

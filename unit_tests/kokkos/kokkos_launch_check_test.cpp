@@ -173,6 +173,45 @@ TEST(KokkosLaunchCheck, AListedViewTheAnnotationDoesNotNameIsAClearErrorAtItsAcc
   expect_runtime_usable();
 }
 
+/// A team kernel that lists a View its annotation has no rule for, and reads it in a
+/// nested reduction.
+template <class V, class Member>
+struct TeamReadsAnUnnamedView {
+  V x, z;
+  int w = 1;
+  LIGHTNING_KERNEL(
+      TeamReadsAnUnnamedView, "block b => read x[b*w : b*w+w-1]", (x, z, w),
+      KOKKOS_INLINE_FUNCTION void operator()(const Member& team, double& s) const {
+        const int first = team.league_rank() * w;
+        double part = 0;
+        Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, w),
+            [&](const int k, double& inner) { inner += x(first + k) * z(first + k); }, part);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { s += part; });
+      })
+};
+
+// Team kernels choose between BoundCall and the checked call as range kernels do.
+TEST(KokkosLaunchCheck, ATeamKernelsViewTheAnnotationDoesNotNameIsAClearErrorAtItsAccess) {
+  if (lk_test::on_gpus()) GTEST_SKIP() << "host devices check element accesses";
+  using Team = Kokkos::TeamPolicy<Exec>;
+  using Kernel = TeamReadsAnUnnamedView<LView<float*>, Team::member_type>;
+  const int league = 16, w = 8;
+  LView<float*> x("x", league * w), z("unnamed", league * w);
+  Kokkos::deep_copy(x, 1.0f);
+  double s = 0;
+  const std::string e = error_of([&] {
+    Kokkos::parallel_reduce("team reads z", Team(league, Kokkos::AUTO), Kernel{x, z, w}, s);
+  });
+  EXPECT_TRUE(has(e, "launch 'team reads z'")) << e;
+  EXPECT_TRUE(has(e, "element access to")) << e;
+  EXPECT_TRUE(has(e, "give the View a rule in the annotation")) << e;
+  if (!has(e, "(rank ") || has(e, "(rank 0,")) {
+    EXPECT_TRUE(has(e, "lightning::View 'unnamed'")) << e;
+  }
+  expect_runtime_usable();
+}
+
 TEST(KokkosLaunchLabel, AFailedKernelIsNamedByItsKokkosLabelFirst) {
   const int n = 1024;
   lk_test::Cursed cursed{LView<float*>("field", n), 700};
