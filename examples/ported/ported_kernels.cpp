@@ -35,7 +35,7 @@ const lightning::CudaKernel kKmeansAssign(
     {CudaParam::scalar<int>("n"), CudaParam::scalar<int>("k"), CudaParam::scalar<int>("d"),
      CudaParam::array<float>("points", 2), CudaParam::array<float>("centroids", 2),
      CudaParam::array<int>("labels", 1)},
-    "global i => read points[i, :], read centroids[:, :], write labels[i]",
+    "global i => read points[i, :], read centroids[:, :], overwrite labels[i]",
     lightning::on_host<kmeans_assign>());
 
 // Block (bx, by) reads its window of the grids, `steps` cells beyond its tile on each side,
@@ -54,7 +54,7 @@ const lightning::CudaKernel kHotspot(
     "            bx * (B - 2 * steps) - steps : bx * (B - 2 * steps) + B - 1 - steps],"
     " read src[by * (B - 2 * steps) - steps : by * (B - 2 * steps) + B - 1 - steps,"
     "          bx * (B - 2 * steps) - steps : bx * (B - 2 * steps) + B - 1 - steps],"
-    " write dst[by * (B - 2 * steps) : by * (B - 2 * steps) + B - 1 - 2 * steps,"
+    " overwrite dst[by * (B - 2 * steps) : by * (B - 2 * steps) + B - 1 - 2 * steps,"
     "           bx * (B - 2 * steps) : bx * (B - 2 * steps) + B - 1 - 2 * steps]",
     lightning::on_host<hotspot>());
 
@@ -63,7 +63,7 @@ const lightning::CudaKernel kNbody("ported::nbody", ported_sources::kNbody, "nbo
                                     CudaParam::scalar<float>("softening2"),
                                     CudaParam::array<lightning::float4>("bodies", 1),
                                     CudaParam::array<lightning::float4>("accelerations", 1)},
-                                   "global i => read bodies[:], write accelerations[i]",
+                                   "global i => read bodies[:], overwrite accelerations[i]",
                                    lightning::on_host<nbody_accelerations>());
 
 // Thread (x, y) computes C(y, x): it reads row y of A and column x of B.
@@ -72,7 +72,7 @@ const lightning::CudaKernel kGemm("ported::gemm", ported_sources::kGemm, "gemm_t
                                    CudaParam::scalar<int>("k"), CudaParam::array<float>("A", 2),
                                    CudaParam::array<float>("B", 2),
                                    CudaParam::array<float>("C", 2)},
-                                  "global [x, y] => read A[y, :], read B[:, x], write C[y, x]",
+                                  "global [x, y] => read A[y, :], read B[:, x], overwrite C[y, x]",
                                   lightning::on_host<gemm_tiled>());
 
 // Thread i prices the two options of element i of each array.
@@ -84,7 +84,7 @@ const lightning::CudaKernel kBlackScholes(
      CudaParam::array<lightning::float2>("option_years", 1), CudaParam::scalar<float>("riskfree"),
      CudaParam::scalar<float>("volatility"), CudaParam::scalar<int>("opt_n")},
     "global i => read stock_price[i], read option_strike[i], read option_years[i],"
-    " write call[i], write put[i]",
+    " overwrite call[i], overwrite put[i]",
     lightning::on_host<black_scholes>());
 
 // The cumulative normal distribution by the same polynomial, in double precision.
