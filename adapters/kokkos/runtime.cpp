@@ -18,6 +18,7 @@
 #include "driver/join.hpp"
 #include "driver/task_error.hpp"
 #include "kernel/kernel_registry.hpp"
+#include "kernel/kernel_thread.hpp"
 #include "kokkos_tool_hooks.hpp"
 #include "lightning_kokkos/annotate.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
@@ -267,8 +268,11 @@ void check_subview(const ArrayControl* control, int rank, unsigned kept, const i
 
 namespace {
 
-[[noreturn]] void null_element_access(const ArrayControl* control) {
-  const std::string name = view_name(control);
+// `parameter`: the kernel parameter the access went through, where known (on a rank other
+// than the launching one, the View's own name is not).
+[[noreturn]] void null_element_access(const ArrayControl* control, const std::string& parameter) {
+  const std::string name =
+      view_name(control) + (parameter.empty() ? "" : " (parameter '" + parameter + "')");
   throw Error(ErrorKind::kInvalidArgument,
               "element access to " + name +
                   " where its elements are not: they live on the devices, and a kernel on "
@@ -290,7 +294,8 @@ void* unbound_element(const ArrayControl* control, const void* handle, int rank,
                     " of an array whose annotation rule gives this superblock none of its "
                     "elements: check the rule (the order of its indices above all: axis 0 of "
                     "a ported launch is x)");
-  if (!worker::is_checked_handle(handle)) null_element_access(control);
+  if (!worker::is_checked_handle(handle))
+    null_element_access(control, kernel::array_parameter_at(handle));
   return worker::checked_element(handle, index);
 }
 

@@ -141,8 +141,9 @@ void run_host_team(int team_size, uint64_t scratch0_bytes, uint64_t scratch1_byt
   // The first member's error, whatever the kernel threw, rethrown on the caller's thread
   // (where the device turns it into the task's failure); the others only see the cancel.
   std::exception_ptr failure;
+  const KernelBytes kernel = current_kernel();
   auto run = [&](int rank) {
-    const KernelThreadScope in_kernel;  // member threads run the kernel's body too
+    const KernelThreadScope in_kernel(kernel);  // member threads run the kernel's body too
     try {
       member(rank, team);
     } catch (const HostTeam::TeamCancelled&) {

@@ -2,6 +2,8 @@
 // fails releases the others, and its error reaches the caller.
 #include "kernel/host_team.hpp"
 #include "core/error.hpp"
+#include "kernel/kernel_description.hpp"
+#include "kernel/kernel_thread.hpp"
 #include "kernel/team_shape.hpp"
 
 #include <gtest/gtest.h>
@@ -79,6 +81,38 @@ TEST(HostTeam, ATeamOfOneRunsOnTheCallersThreadAndItsBarriersReturn) {
     ran = std::this_thread::get_id();
   });
   EXPECT_EQ(ran, std::this_thread::get_id());
+}
+
+// An access error on a member thread names the kernel parameter, as on the caller's.
+TEST(HostTeam, MemberThreadsRunTheCallersKernel) {
+  KernelDescription description;
+  description.signature.add_array("x", DataType::kFloat32, 1).add_array("y", DataType::kFloat32, 1);
+  description.arrays = {{0, 0, 1}, {1, 64, 1}};
+  const unsigned char bytes[128] = {};
+  EXPECT_FALSE(in_kernel_body());
+  const KernelThreadScope in_kernel({bytes, &description});
+  std::vector<std::string> named(4), unnamed(4);
+  std::vector<int> inside(4);
+  run_host_team(4, 0, 0, [&](int rank, HostTeam&) {
+    const auto r = static_cast<size_t>(rank);
+    inside[r] = in_kernel_body();
+    named[r] = array_parameter_at(bytes + 64);
+    unnamed[r] = array_parameter_at(bytes + 32);
+  });
+  for (size_t r = 0; r < 4; ++r) {
+    EXPECT_TRUE(inside[r]) << r;
+    EXPECT_EQ(named[r], "y") << r;
+    EXPECT_EQ(unnamed[r], "") << r;
+  }
+  EXPECT_EQ(array_parameter_at(bytes), "x");
+}
+
+TEST(HostTeam, OutsideAKernelNoParameterIsNamed) {
+  const unsigned char bytes[8] = {};
+  EXPECT_EQ(array_parameter_at(bytes), "");
+  const KernelThreadScope untold;  // a scope without the kernel's bytes
+  EXPECT_TRUE(in_kernel_body());
+  EXPECT_EQ(array_parameter_at(bytes), "");
 }
 
 TEST(TeamShape, NamesTheLimitAShapeBreaks) {

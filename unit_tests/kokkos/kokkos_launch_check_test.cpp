@@ -166,7 +166,9 @@ TEST(KokkosLaunchCheck, AListedViewTheAnnotationDoesNotNameIsAClearErrorAtItsAcc
   EXPECT_TRUE(has(e, "launch 'reads z'")) << e;
   EXPECT_TRUE(has(e, "element access to")) << e;
   EXPECT_TRUE(has(e, "give the View a rule in the annotation")) << e;
-  // The View's name is known where it was made: on rank 0, not on the other ranks.
+  // The kernel parameter is named on every rank; the View's name is known where it was
+  // made: on rank 0, not on the other ranks.
+  EXPECT_TRUE(has(e, "(parameter 'z')")) << e;
   if (!has(e, "(rank ") || has(e, "(rank 0,")) {
     EXPECT_TRUE(has(e, "lightning::View 'unnamed'")) << e;
   }
@@ -206,6 +208,7 @@ TEST(KokkosLaunchCheck, ATeamKernelsViewTheAnnotationDoesNotNameIsAClearErrorAtI
   EXPECT_TRUE(has(e, "launch 'team reads z'")) << e;
   EXPECT_TRUE(has(e, "element access to")) << e;
   EXPECT_TRUE(has(e, "give the View a rule in the annotation")) << e;
+  EXPECT_TRUE(has(e, "(parameter 'z')")) << e;
   if (!has(e, "(rank ") || has(e, "(rank 0,")) {
     EXPECT_TRUE(has(e, "lightning::View 'unnamed'")) << e;
   }

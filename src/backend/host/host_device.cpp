@@ -27,7 +27,7 @@ namespace {
 // The kernel's threads of `run`: a plain or reducing run, or a scan's pass.
 void run_kernel(worker::KernelRun& run) {
   using planner::ScanPass;
-  const kernel::KernelThreadScope in_kernel;
+  const kernel::KernelThreadScope in_kernel({run.functor.data(), &run.info->description});
   if (run.scan == ScanPass::kNone)
     return run.info->run_host(run.functor.data(), run.superblock, run.partial);
   if (run.scan == ScanPass::kPartial)  // from the identity (set above), into the partial
