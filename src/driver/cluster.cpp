@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
+#include "core/node_rank.hpp"
 #include "driver/wire_format.hpp"
 #include "driver/worker_service.hpp"
 
@@ -51,6 +53,11 @@ Cluster::Cluster(Options options) {
   processes_.resize(static_cast<size_t>(size_));
   MPI_Allgather(&self, sizeof self, MPI_BYTE, processes_.data(), sizeof self, MPI_BYTE,
                 MPI_COMM_WORLD);
+  if (const std::string advice = cpu_affinity_advice(
+          cpus_allowed(), cpus_online(), node_rank_from(Config::process_environment()).local_size,
+          kBusyRuntimeThreads);
+      !advice.empty())
+    log().warn("rank {}: {}", rank_, advice);
   comm::MpiTransport::Options t;
   t.heartbeat_interval =
       std::chrono::duration_cast<std::chrono::milliseconds>(options.heartbeat_interval);
