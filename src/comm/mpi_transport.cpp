@@ -121,7 +121,7 @@ class MpiTransport::Engine {
   }
 
   void loop() {
-    int idle_rounds = 0;
+    auto last_busy = clock_.now();
     RingQueue<Outgoing> batch;  // kept: the loop polls, and must not allocate each round
     for (;;) {
       bool stopping = false;
@@ -140,12 +140,14 @@ class MpiTransport::Engine {
       busy |= lose_failed([&](PeerFailures& f) { return incoming_->buffer_overdue(f); });
       heartbeat();
       if (stopping) break;
-      idle_rounds = busy ? 0 : idle_rounds + 1;
+      const auto now = clock_.now();
+      if (busy) last_busy = now;
       // Transfers under way progress only while this thread calls into MPI: poll without
       // pause (a yield on a loaded machine can cost a whole time slice per fragment). Idle,
-      // yield for a while, then back off to short sleeps, woken at once by anything queued.
+      // yield for `idle_poll` after the last message, then back off to short sleeps, woken at
+      // once by anything queued.
       if (!sends_->empty() || incoming_->receiving()) continue;
-      if (idle_rounds < 64) {
+      if (now - last_busy < options_.idle_poll) {
         std::this_thread::yield();
       } else {
         std::unique_lock<std::mutex> lock(mutex_);

@@ -50,6 +50,9 @@ class MpiTransport final : public Transport {
     size_t inline_limit = 16 << 10;  ///< payloads up to this size travel inside the header
     /// How long an announced payload waits for receive() to name its destination.
     std::chrono::microseconds direct_receive_wait{2000};
+    /// How long the thread polls MPI after its last message before it sleeps between polls
+    /// (50 µs at a time, woken by what is queued to send but not by what arrives).
+    std::chrono::microseconds idle_poll{100};
     std::vector<int> watched;  ///< ranks whose liveness matters to this one
   };
 

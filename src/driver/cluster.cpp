@@ -30,7 +30,8 @@ bool launcher_ends_every_rank() {
 }  // namespace
 
 Cluster::Options Cluster::Options::from(const Config& config) {
-  return {config.heartbeat_interval, config.peer_timeout, config.direct_receive_wait};
+  return {config.heartbeat_interval, config.peer_timeout, config.direct_receive_wait,
+          config.comm_poll};
 }
 
 Cluster::Cluster() : Cluster(Options()) {}
@@ -63,6 +64,7 @@ Cluster::Cluster(Options options) {
       std::chrono::duration_cast<std::chrono::milliseconds>(options.heartbeat_interval);
   t.peer_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(options.peer_timeout);
   t.direct_receive_wait = options.direct_receive_wait;
+  t.idle_poll = options.comm_poll;
   if (rank_ == 0) {
     for (int r = 1; r < size_; ++r) t.watched.push_back(r);
   } else {

@@ -127,7 +127,7 @@ TEST(Config, BadValuesNameKeyValueAndOrigin) {
       "unknown configuration key 'devcies' in --lightning-devcies (known keys: "
       "devices, device-memory, host-memory, spill-dir, staging-limit, trace, log, "
       "jit-cache, compile-check, heartbeat-interval, peer-timeout, direct-receive-wait, "
-      "gpu-poll, check-access)");
+      "comm-poll, gpu-poll, check-access)");
   expect_config_error({"app", "--lightning-compile-check="}, {},
                       "bad value '' for --lightning-compile-check: expected a GPU architecture "
                       "such as sm_90");
@@ -151,6 +151,18 @@ TEST(Config, GpuPollIsADuration) {
   expect_config_error({"app", "--lightning-gpu-poll=soon"}, {},
                       "bad value 'soon' for --lightning-gpu-poll: expected a duration such as "
                       "10ms (units us, ms, s; 0: sleep soon)");
+}
+
+TEST(Config, CommPollIsADuration) {
+  Args defaults({"app"});
+  EXPECT_EQ(Config::load(&defaults.argc, defaults.argv(), env_of({})).comm_poll,
+            std::chrono::microseconds(100));
+  Args args({"app", "--lightning-comm-poll=2ms"});
+  EXPECT_EQ(Config::load(&args.argc, args.argv(), env_of({})).comm_poll,
+            std::chrono::milliseconds(2));
+  expect_config_error({"app", "--lightning-comm-poll=often"}, {},
+                      "bad value 'often' for --lightning-comm-poll: expected a duration such as "
+                      "100us (units us, ms, s; 0: sleep at once)");
 }
 
 TEST(Config, CheckedModeIsASwitch) {
