@@ -2,14 +2,15 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "core/cpu_affinity.hpp"
 #include "core/error.hpp"
 #include "core/log.hpp"
-#include "core/node_rank.hpp"
 #include "driver/wire_format.hpp"
 #include "driver/worker_service.hpp"
 
@@ -54,9 +55,13 @@ Cluster::Cluster(Options options) {
   processes_.resize(static_cast<size_t>(size_));
   MPI_Allgather(&self, sizeof self, MPI_BYTE, processes_.data(), sizeof self, MPI_BYTE,
                 MPI_COMM_WORLD);
-  if (const std::string advice = cpu_affinity_advice(
-          cpus_allowed(), cpus_online(), node_rank_from(Config::process_environment()).local_size,
-          kBusyRuntimeThreads);
+  // The ranks on this host share its CPUs.
+  const auto here = static_cast<int>(
+      std::count_if(processes_.begin(), processes_.end(), [&](const ProcessIdentity& p) {
+        return std::strncmp(p.host, self.host, sizeof p.host) == 0;
+      }));
+  if (const std::string advice =
+          cpu_affinity_advice(cpus_allowed(), cpus_online(), here, kBusyRuntimeThreads);
       !advice.empty())
     log().warn("rank {}: {}", rank_, advice);
   comm::MpiTransport::Options t;
