@@ -52,7 +52,7 @@ class MpiTransport final : public Transport {
     std::chrono::microseconds direct_receive_wait{2000};
     /// How long the thread polls MPI after its last message before it sleeps between polls
     /// (50 µs at a time, woken by what is queued to send but not by what arrives).
-    std::chrono::microseconds idle_poll{100};
+    std::chrono::microseconds idle_poll{10'000};
     std::vector<int> watched;  ///< ranks whose liveness matters to this one
   };
 

@@ -116,7 +116,7 @@ const KeySpec kKeys[] = {
     {"direct-receive-wait", "a duration such as 2ms (units us, ms, s; 0: never wait)",
      [](Config& c, std::string_view v) { c.direct_receive_wait = duration_or_throw(v); },
      [](const Config& c) { return format_duration(c.direct_receive_wait); }},
-    {"comm-poll", "a duration such as 100us (units us, ms, s; 0: sleep at once)",
+    {"comm-poll", "a duration such as 10ms (units us, ms, s; 0: sleep at once)",
      [](Config& c, std::string_view v) { c.comm_poll = duration_or_throw(v); },
      [](const Config& c) { return format_duration(c.comm_poll); }},
     {"gpu-poll", "a duration such as 10ms (units us, ms, s; 0: sleep soon)",

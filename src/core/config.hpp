@@ -55,8 +55,9 @@ struct Config {
   /// takes it into a buffer of its own (see comm::MpiTransport).
   std::chrono::microseconds direct_receive_wait{2'000};
   /// Key `comm-poll`: how long the communication thread keeps polling MPI after its last
-  /// message before it sleeps 50 microseconds at a time (an arriving message does not wake it).
-  std::chrono::microseconds comm_poll{100};
+  /// message before it sleeps 50 microseconds at a time (an arriving message does not wake it,
+  /// so a reply that comes later waits for the sleep to end).
+  std::chrono::microseconds comm_poll{10'000};
   /// Key `gpu-poll`: how long a thread waiting for a GPU's work (the program's for a value,
   /// the runtime's on the way of a launch) keeps polling before it sleeps (WaitPolicy); 0:
   /// 50 microseconds only, as when no GPU works.

@@ -29,7 +29,7 @@ class Cluster {
     std::chrono::microseconds heartbeat_interval{500'000};
     std::chrono::microseconds peer_timeout{5'000'000};
     std::chrono::microseconds direct_receive_wait{2'000};
-    std::chrono::microseconds comm_poll{100};
+    std::chrono::microseconds comm_poll{10'000};
     /// The settings of `config` (keys heartbeat-interval, peer-timeout, direct-receive-wait,
     /// comm-poll).
     static Options from(const Config& config);

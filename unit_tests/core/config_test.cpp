@@ -156,13 +156,13 @@ TEST(Config, GpuPollIsADuration) {
 TEST(Config, CommPollIsADuration) {
   Args defaults({"app"});
   EXPECT_EQ(Config::load(&defaults.argc, defaults.argv(), env_of({})).comm_poll,
-            std::chrono::microseconds(100));
+            std::chrono::milliseconds(10));
   Args args({"app", "--lightning-comm-poll=2ms"});
   EXPECT_EQ(Config::load(&args.argc, args.argv(), env_of({})).comm_poll,
             std::chrono::milliseconds(2));
   expect_config_error({"app", "--lightning-comm-poll=often"}, {},
                       "bad value 'often' for --lightning-comm-poll: expected a duration such as "
-                      "100us (units us, ms, s; 0: sleep at once)");
+                      "10ms (units us, ms, s; 0: sleep at once)");
 }
 
 TEST(Config, CheckedModeIsASwitch) {
