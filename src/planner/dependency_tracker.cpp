@@ -7,14 +7,14 @@ namespace lightning::planner {
 void DependencyTracker::record(TaskId task, const ChunkAccess& access, std::vector<TaskId>& deps) {
   auto& entries = per_chunk_[access.chunk];
   const Rect& r = access.region;
-  const bool writes = access.mode != ChunkAccessMode::kRead;
+  const bool writer = writes(access.mode);
 
   for (const Entry& e : entries) {
     if (!e.region.intersects(r)) continue;
-    if (e.is_write || writes) deps.insert(deps.end(), e.tasks.begin(), e.tasks.end());
+    if (e.is_write || writer) deps.insert(deps.end(), e.tasks.begin(), e.tasks.end());
   }
 
-  if (writes) {
+  if (writer) {
     // Covered entries are ordered before this write now: later conflicts meet the write.
     // The first of them becomes the write's entry, keeping its storage.
     auto covered = std::partition(entries.begin(), entries.end(),
@@ -42,7 +42,7 @@ void DependencyTracker::prune_readers(TaskId task, const std::vector<ChunkAccess
                                       const std::vector<TaskId>& deps) {
   if (deps.empty()) return;
   for (const ChunkAccess& a : accesses) {
-    if (a.mode != ChunkAccessMode::kRead) continue;
+    if (writes(a.mode)) continue;
     auto it = per_chunk_.find(a.chunk);
     if (it == per_chunk_.end()) continue;
     for (Entry& e : it->second) {

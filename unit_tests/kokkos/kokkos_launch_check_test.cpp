@@ -151,6 +151,20 @@ struct ReadsAnUnnamedView {
       KOKKOS_INLINE_FUNCTION void operator()(const int i) const { y(i) = x(i) + z(i); })
 };
 
+// The error of launch `label`, whose kernel reads its parameter `z`, View 'unnamed', without
+// a rule for it: the parameter is named on every rank; the View's name is known where it was
+// made, on rank 0, not on the other ranks. The runtime stays usable.
+void expect_unnamed_view_error(const std::string& e, const std::string& label) {
+  EXPECT_TRUE(has(e, "launch '" + label + "'")) << e;
+  EXPECT_TRUE(has(e, "element access to")) << e;
+  EXPECT_TRUE(has(e, "give the View a rule in the annotation")) << e;
+  EXPECT_TRUE(has(e, "(parameter 'z')")) << e;
+  if (!has(e, "(rank ") || has(e, "(rank 0,")) {
+    EXPECT_TRUE(has(e, "lightning::View 'unnamed'")) << e;
+  }
+  expect_runtime_usable();
+}
+
 // Host devices run a kernel whose listed Views are all bound without their element checks
 // (BoundCall); one the annotation does not name is unbound, and its access is still the
 // clear error, with checked mode on or off (ctest runs this suite both ways).
@@ -163,16 +177,7 @@ TEST(KokkosLaunchCheck, AListedViewTheAnnotationDoesNotNameIsAClearErrorAtItsAcc
                          ReadsAnUnnamedView<LView<float*>>{x, y, z});
     Kokkos::fence();
   });
-  EXPECT_TRUE(has(e, "launch 'reads z'")) << e;
-  EXPECT_TRUE(has(e, "element access to")) << e;
-  EXPECT_TRUE(has(e, "give the View a rule in the annotation")) << e;
-  // The kernel parameter is named on every rank; the View's name is known where it was
-  // made: on rank 0, not on the other ranks.
-  EXPECT_TRUE(has(e, "(parameter 'z')")) << e;
-  if (!has(e, "(rank ") || has(e, "(rank 0,")) {
-    EXPECT_TRUE(has(e, "lightning::View 'unnamed'")) << e;
-  }
-  expect_runtime_usable();
+  expect_unnamed_view_error(e, "reads z");
 }
 
 /// A team kernel that lists a View its annotation has no rule for, and reads it in a
@@ -205,14 +210,7 @@ TEST(KokkosLaunchCheck, ATeamKernelsViewTheAnnotationDoesNotNameIsAClearErrorAtI
   const std::string e = error_of([&] {
     Kokkos::parallel_reduce("team reads z", Team(league, Kokkos::AUTO), Kernel{x, z, w}, s);
   });
-  EXPECT_TRUE(has(e, "launch 'team reads z'")) << e;
-  EXPECT_TRUE(has(e, "element access to")) << e;
-  EXPECT_TRUE(has(e, "give the View a rule in the annotation")) << e;
-  EXPECT_TRUE(has(e, "(parameter 'z')")) << e;
-  if (!has(e, "(rank ") || has(e, "(rank 0,")) {
-    EXPECT_TRUE(has(e, "lightning::View 'unnamed'")) << e;
-  }
-  expect_runtime_usable();
+  expect_unnamed_view_error(e, "team reads z");
 }
 
 TEST(KokkosLaunchLabel, AFailedKernelIsNamedByItsKokkosLabelFirst) {
