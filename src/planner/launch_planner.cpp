@@ -155,13 +155,25 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
                                      scan.reduction.type, scan.reduction.value_size);
   };
 
-  // Partial pass: each superblock's total, but the last one's: no later superblock needs it,
+  // The last run: the superblocks at the end of the index order that share the last one's
+  // device. Its final passes run one after the other on that device anyway, so each starts
+  // from where the one before it ended (the end its final pass leaves in a value chunk)
+  // instead of from a partial pass: the run reads its input once. Only the superblocks
+  // before it need partial passes, for the carry into the run.
+  size_t run_start = n - 1;  // position in `order`
+  while (run_start > 0 &&
+         superblocks[order[run_start - 1]].device == superblocks[order.back()].device)
+    --run_start;
+  std::vector<bool> chained(n, false);
+  for (size_t k = run_start + 1; k < n; ++k) chained[order[k]] = true;
+
+  // Partial pass: each superblock's total, but the last run's: no later superblock needs it,
   // and the scan's total comes out of its final pass. It writes nothing (Kokkos' contract
   // for final = false), so it binds every access for reading (in checked mode, a write
   // there is a violation).
   std::vector<ChunkRef> partial(n);
   for (size_t s = 0; s < n; ++s) {
-    if (s == order.back()) continue;
+    if (s == order[run_start] || chained[s]) continue;
     ExecuteTask exec =
         bind_superblock(superblocks[s], all_regions.data() + s * per_superblock, true);
     exec.scan = ScanPass::kPartial;
@@ -174,7 +186,7 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
   // and sent on to the next one's worker when that differs.
   std::vector<ChunkRef> prefix_of(n);  // invalid: the identity
   ChunkRef prefix;
-  for (size_t k = 0; k + 1 < n; ++k) {
+  for (size_t k = 0; k < run_start; ++k) {
     const size_t s = order[k];
     prefix_of[s] = prefix;
     ChunkRef next = partial[s];
@@ -193,17 +205,22 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
     }
     prefix = next;
   }
-  prefix_of[order.back()] = prefix;
+  prefix_of[order[run_start]] = prefix;
 
-  // Final pass, bound and followed by its coherence updates superblock by superblock (as a
-  // parallel_for's), so that overlapping writes keep their order. The last superblock's
-  // leaves its inclusive end, the scan's total, in a value chunk when it is asked for.
-  ChunkRef total;
-  for (size_t s = 0; s < n; ++s) {
+  // Final pass, in index order, bound and followed by its coherence updates superblock by
+  // superblock (as a parallel_for's), so that overlapping writes keep their order. A final
+  // pass that the next one in the last run starts from leaves its inclusive end in a value
+  // chunk; so does the last superblock's, the scan's total, when it is asked for.
+  ChunkRef total, end;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t s = order[k];
     ExecuteTask exec = bind_superblock(superblocks[s], all_regions.data() + s * per_superblock);
     exec.scan = ScanPass::kFinal;
-    exec.scan_prefix = prefix_of[s].id;
-    if (s == order.back() && scan.total) {
+    exec.scan_prefix = chained[s] ? end.id : prefix_of[s].id;
+    if (k + 1 < n && chained[order[k + 1]]) {
+      end = value_chunk(s);
+      exec.scalar_partial = end.id;
+    } else if (k + 1 == n && scan.total) {
       total = value_chunk(s);
       exec.scalar_partial = total.id;
     }

@@ -75,6 +75,14 @@ TaskFilter scan_pass(ScanPass pass) {
   };
 }
 
+/// Execute tasks over the superblock that starts at index `lo` (rank 1).
+TaskFilter superblock_from(int64_t lo) {
+  return [lo](const Task& t) {
+    const auto* e = std::get_if<ExecuteTask>(&t.kind);
+    return e && e->superblock.lo()[0] == lo;
+  };
+}
+
 TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
   use_cluster(3, 1);
   const ArrayId a = array("a", Point{12}, dist::block(4));
@@ -84,13 +92,21 @@ TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
   r.scan = ScanRequest{Reduction::custom(8), std::nullopt};
   {
     PlanQuery q(submit(r));
-    // Six superblocks, two per worker; the last partial is not needed.
+    // Six superblocks, two per worker. The last two (worker 2's) are the last run: they need
+    // no partial pass, the second starting where the first's final pass ends.
     const auto partials = q.select_all(scan_pass(ScanPass::kPartial));
     const auto finals = q.select_all(scan_pass(ScanPass::kFinal));
-    EXPECT_EQ(partials.count(), 5u) << q.all().to_string();
+    EXPECT_EQ(partials.count(), 4u) << q.all().to_string();
+    EXPECT_EQ(partials.select(on_worker(WorkerId(2))).count(), 0u);
     EXPECT_EQ(finals.count(), 6u);
     EXPECT_TRUE(partials.all_concurrent());
-    EXPECT_TRUE(finals.all_concurrent());  // each waits for its own prefix only
+    // Each waits for its own prefix only, but for the last run's second.
+    EXPECT_TRUE(finals
+                    .select([](const Task& t) {
+                      return std::get<ExecuteTask>(t.kind).superblock.lo()[0] < 10;
+                    })
+                    .all_concurrent());
+    EXPECT_TRUE(finals.select(superblock_from(8)).precedes(finals.select(superblock_from(10))));
     // Worker 0's partials reach the later workers' final passes through the carry.
     EXPECT_TRUE(
         partials.select(on_worker(WorkerId(0))).precedes(finals.select(on_worker(WorkerId(1)))));
@@ -100,29 +116,55 @@ TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
     EXPECT_EQ(q.count(kind<SendTask>()), 2u);
     EXPECT_EQ(q.count(kind<SendTask>(), sends_to(WorkerId(1))), 1u);
     EXPECT_EQ(q.count(kind<SendTask>(), sends_to(WorkerId(2))), 1u);
-    // The first superblock starts from the identity; each later one from a prefix.
+    // The first superblock starts from the identity; each later one from a prefix. Only the
+    // final pass another starts from leaves its end.
     for (const Task* t : finals.tasks()) {
       const auto& e = std::get<ExecuteTask>(t->kind);
       EXPECT_EQ(e.scan_prefix.valid(), e.superblock.lo()[0] != 0) << describe(*t);
-      EXPECT_FALSE(e.scalar_partial.valid());
+      EXPECT_EQ(e.scalar_partial.valid(), e.superblock.lo()[0] == 8) << describe(*t);
     }
     EXPECT_EQ(q.count(kind<HostReadTask>()), 0u);
   }
   r.scan->total = HostBufferId{7};
   const Plan& p = submit(r);
   PlanQuery q(p);
-  // The total is where the last superblock's final pass ends: no sixth partial pass.
-  EXPECT_EQ(q.select_all(scan_pass(ScanPass::kPartial)).count(), 5u);
+  // The total is where the last superblock's final pass ends: no partial pass for it.
+  EXPECT_EQ(q.select_all(scan_pass(ScanPass::kPartial)).count(), 4u);
   const auto finals = q.select_all(scan_pass(ScanPass::kFinal));
   for (const Task* t : finals.tasks())
     EXPECT_EQ(std::get<ExecuteTask>(t->kind).scalar_partial.valid(),
-              std::get<ExecuteTask>(t->kind).superblock.lo()[0] == 10)
+              std::get<ExecuteTask>(t->kind).superblock.lo()[0] >= 8)
         << describe(*t);
   const Task& total = q.select_unique(kind<HostReadTask>());
   EXPECT_EQ(total.worker, WorkerId(0));
   EXPECT_EQ(std::get<HostReadTask>(total.kind).buffer.value, 7u);
   EXPECT_EQ(p.completion, std::vector<TaskId>{total.id});
   EXPECT_EQ(q.count(kind<SendTask>()), 3u);  // the total comes back from worker 2
+}
+
+TEST_F(GraphReduction, AScanOnOneDeviceReadsItsInputOnce) {
+  use_cluster(1, 1);
+  const ArrayId a = array("a", Point{12}, dist::block(4));
+  const ArrayId b = array("b", Point{12}, dist::block(4));
+  LaunchRequest r = launch("global i => read a[i], write b[i]", {"a", "b"}, {a, b},
+                           Rect(Point{0}, Point{12}), Point{2}, work::block(2));
+  r.scan = ScanRequest{Reduction::custom(8), HostBufferId{3}};
+  PlanQuery q(submit(r));
+  // Six superblocks on the one device: no partial pass, no fold; each final pass starts
+  // from the end of the one before it in index order, the last leaves the total.
+  EXPECT_EQ(q.count(scan_pass(ScanPass::kPartial)), 0u) << q.all().to_string();
+  EXPECT_EQ(q.count(kind<FoldTask>()), 0u);
+  const auto finals = q.select_all(scan_pass(ScanPass::kFinal));
+  ASSERT_EQ(finals.count(), 6u);
+  for (int64_t lo = 0; lo + 2 < 12; lo += 2)
+    EXPECT_TRUE(
+        finals.select(superblock_from(lo)).precedes(finals.select(superblock_from(lo + 2))));
+  for (const Task* t : finals.tasks()) {
+    const auto& e = std::get<ExecuteTask>(t->kind);
+    EXPECT_EQ(e.scan_prefix.valid(), e.superblock.lo()[0] != 0) << describe(*t);
+    EXPECT_TRUE(e.scalar_partial.valid()) << describe(*t);
+  }
+  EXPECT_TRUE(finals.select(superblock_from(10)).precedes(q.select_all(kind<HostReadTask>())));
 }
 
 TEST_F(GraphReduction, AScanOverAnMDRangeOrWithAReduceRuleIsRefused) {
