@@ -11,7 +11,19 @@
 namespace lightning::planner::testing {
 namespace {
 
-class GraphReduction : public GraphTest {};
+class GraphReduction : public GraphTest {
+ protected:
+  /// b = the scan of a, 12 elements in chunks of 4, in six superblocks of two (block size 2),
+  /// its total into `total` when there is one.
+  LaunchRequest scan_of_twelve(std::optional<HostBufferId> total) {
+    const ArrayId a = array("a", Point{12}, dist::block(4));
+    const ArrayId b = array("b", Point{12}, dist::block(4));
+    LaunchRequest r = launch("global i => read a[i], write b[i]", {"a", "b"}, {a, b},
+                             Rect(Point{0}, Point{12}), Point{2}, work::block(2));
+    r.scan = ScanRequest{Reduction::custom(8), total};
+    return r;
+  }
+};
 
 TEST_F(GraphReduction, RowSumFoldsPerDeviceThenPerWorkerIntoTheOwner) {
   use_cluster(2, 2);
@@ -85,11 +97,7 @@ TaskFilter superblock_from(int64_t lo) {
 
 TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
   use_cluster(3, 1);
-  const ArrayId a = array("a", Point{12}, dist::block(4));
-  const ArrayId b = array("b", Point{12}, dist::block(4));
-  LaunchRequest r = launch("global i => read a[i], write b[i]", {"a", "b"}, {a, b},
-                           Rect(Point{0}, Point{12}), Point{2}, work::block(2));
-  r.scan = ScanRequest{Reduction::custom(8), std::nullopt};
+  LaunchRequest r = scan_of_twelve(std::nullopt);
   {
     PlanQuery q(submit(r));
     // Six superblocks, two per worker. The last two (worker 2's) are the last run: they need
@@ -144,11 +152,7 @@ TEST_F(GraphReduction, AScanCarriesPrefixesAcrossWorkersBetweenItsTwoPasses) {
 
 TEST_F(GraphReduction, AScanOnOneDeviceReadsItsInputOnce) {
   use_cluster(1, 1);
-  const ArrayId a = array("a", Point{12}, dist::block(4));
-  const ArrayId b = array("b", Point{12}, dist::block(4));
-  LaunchRequest r = launch("global i => read a[i], write b[i]", {"a", "b"}, {a, b},
-                           Rect(Point{0}, Point{12}), Point{2}, work::block(2));
-  r.scan = ScanRequest{Reduction::custom(8), HostBufferId{3}};
+  LaunchRequest r = scan_of_twelve(HostBufferId{3});
   PlanQuery q(submit(r));
   // Six superblocks on the one device: no partial pass, no fold; each final pass starts
   // from the end of the one before it in index order, the last leaves the total.
