@@ -159,21 +159,20 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
   // device. Its final passes run one after the other on that device anyway, so each starts
   // from where the one before it ended (the end its final pass leaves in a value chunk)
   // instead of from a partial pass: the run reads its input once. Only the superblocks
-  // before it need partial passes, for the carry into the run.
-  size_t run_start = n - 1;  // position in `order`
+  // before it need partial passes, for the carry into the run. Positions below are in
+  // `order`: the run is positions [run_start, n).
+  size_t run_start = n - 1;
   while (run_start > 0 &&
          superblocks[order[run_start - 1]].device == superblocks[order.back()].device)
     --run_start;
-  std::vector<bool> chained(n, false);
-  for (size_t k = run_start + 1; k < n; ++k) chained[order[k]] = true;
 
   // Partial pass: each superblock's total, but the last run's: no later superblock needs it,
   // and the scan's total comes out of its final pass. It writes nothing (Kokkos' contract
   // for final = false), so it binds every access for reading (in checked mode, a write
   // there is a violation).
   std::vector<ChunkRef> partial(n);
-  for (size_t s = 0; s < n; ++s) {
-    if (s == order[run_start] || chained[s]) continue;
+  for (size_t k = 0; k < run_start; ++k) {
+    const size_t s = order[k];
     ExecuteTask exec =
         bind_superblock(superblocks[s], all_regions.data() + s * per_superblock, true);
     exec.scan = ScanPass::kPartial;
@@ -216,8 +215,8 @@ std::vector<TaskId> LaunchPlanner::plan_scan(
     const size_t s = order[k];
     ExecuteTask exec = bind_superblock(superblocks[s], all_regions.data() + s * per_superblock);
     exec.scan = ScanPass::kFinal;
-    exec.scan_prefix = chained[s] ? end.id : prefix_of[s].id;
-    if (k + 1 < n && chained[order[k + 1]]) {
+    exec.scan_prefix = k > run_start ? end.id : prefix_of[s].id;
+    if (k + 1 < n && k >= run_start) {  // the next one in the last run starts from here
       end = value_chunk(s);
       exec.scalar_partial = end.id;
     } else if (k + 1 == n && scan.total) {
