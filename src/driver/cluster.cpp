@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #include "core/cpu_affinity.hpp"
@@ -56,10 +55,9 @@ Cluster::Cluster(Options options) {
   MPI_Allgather(&self, sizeof self, MPI_BYTE, processes_.data(), sizeof self, MPI_BYTE,
                 MPI_COMM_WORLD);
   // The ranks on this host share its CPUs.
-  const auto here = static_cast<int>(
-      std::count_if(processes_.begin(), processes_.end(), [&](const ProcessIdentity& p) {
-        return std::strncmp(p.host, self.host, sizeof p.host) == 0;
-      }));
+  const auto here =
+      static_cast<int>(std::count_if(processes_.begin(), processes_.end(),
+                                     [&](const ProcessIdentity& p) { return p.same_host(self); }));
   if (const std::string advice =
           cpu_affinity_advice(cpus_allowed(), cpus_online(), here, kBusyRuntimeThreads);
       !advice.empty())

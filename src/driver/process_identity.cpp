@@ -43,9 +43,12 @@ ProcessIdentity ProcessIdentity::of(int64_t pid) {
   return p;
 }
 
+bool ProcessIdentity::same_host(const ProcessIdentity& other) const {
+  return std::strncmp(host, other.host, sizeof host) == 0;
+}
+
 bool ProcessIdentity::is_alive_here() const {
-  const ProcessIdentity self = of_this_process();
-  if (std::strncmp(host, self.host, sizeof host) != 0 || pid <= 0 || start_time == 0) return false;
+  if (!same_host(of_this_process()) || pid <= 0 || start_time == 0) return false;
   return start_time_of(pid) == start_time;
 }
 
