@@ -15,7 +15,9 @@ namespace lightning {
 /// A rank-`Rank` view of the chunk a superblock was given. Element (i, j, k) in *global*
 /// coordinates is `data[i * stride[0] + j * stride[1] + k - offset]`: the runtime sets `data`
 /// to the chunk's storage (row-major over its box) and `offset` to the linear index of the
-/// box's first element, so kernels index exactly as over the whole array. `extent` is the
+/// box's first element, so kernels index exactly as over the whole array. A chunk is dense
+/// and row-major, so the last axis's stride is always 1: the accessors leave it out, which
+/// lets the compiler see unit-stride loops (one multiply less per access, and vector code). `extent` is the
 /// whole array's. The runtime writes these fields into the kernel's bytes before each run
 /// (see RawArrayHandle), so the layout is fixed: data, offset, stride[Rank], extent[Rank].
 template <class T, int Rank>
@@ -29,12 +31,12 @@ struct ArrayHandle {
   int64_t stride[Rank] = {};
   int64_t extent[Rank] = {};
 
-  LIGHTNING_INLINE T& operator()(int64_t i) const { return data[i * stride[0] - offset]; }
+  LIGHTNING_INLINE T& operator()(int64_t i) const { return data[i - offset]; }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j) const {
-    return data[i * stride[0] + j * stride[1] - offset];
+    return data[i * stride[0] + j - offset];
   }
   LIGHTNING_INLINE T& operator()(int64_t i, int64_t j, int64_t k) const {
-    return data[i * stride[0] + j * stride[1] + k * stride[2] - offset];
+    return data[i * stride[0] + j * stride[1] + k - offset];
   }
 };
 
