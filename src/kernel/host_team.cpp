@@ -31,7 +31,7 @@ HostTeam::HostTeam(int size, uint64_t scratch0_bytes, uint64_t scratch1_bytes, O
       scratch_{std::vector<Line>(lines_for(scratch0_bytes)),
                std::vector<Line>(lines_for(scratch1_bytes))} {}
 
-void HostTeam::barrier(Barrier kind, int rank) {
+void HostTeam::barrier_of_several(Barrier kind, int rank) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (cancelled_) throw TeamCancelled{};
   if (rank >= 0) {

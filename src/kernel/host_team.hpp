@@ -42,7 +42,11 @@ class HostTeam {
   /// the others wait in it) cancels the team and throws Error(kInvalidArgument): on a GPU
   /// that kernel would hang. `rank`, the caller's, is given where warp_barrier() is used (the
   /// CUDA shim), so that a lane waiting here while its warp waits for it is an error too.
-  void barrier(Barrier kind = Barrier::kInKernel, int rank = -1);
+  void barrier(Barrier kind = Barrier::kInKernel, int rank = -1) {
+    // A team of one has no one to wait for nor to disagree with (Kokkos::AUTO on a host
+    // device): no lock, since a kernel may reach a barrier per team and per collective.
+    if (size_ > 1) barrier_of_several(kind, rank);
+  }
   /// The kind of warp intrinsic a warp barrier serves.
   enum class WarpOp : uint8_t { kSyncwarp, kShuffle, kVote };
   /// Returns when every lane of `mask` in member `rank`'s warp (32 consecutive ranks, as CUDA
@@ -72,6 +76,7 @@ class HostTeam {
   void* scratch(int level) { return scratch_[level].data(); }
 
  private:
+  void barrier_of_several(Barrier kind, int rank);
   struct alignas(64) Line {
     unsigned char bytes[64];
   };
