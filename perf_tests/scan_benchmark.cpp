@@ -5,8 +5,9 @@
 // two native copies of the same n int32 on the same GPU: a grid-stride kernel that, like the
 // scan's functor, moves one int32 per access ("copy", what "of_copy" compares with), and the
 // driver's own device-to-device copy ("memcpy", "of_memcpy"). One warm-up each, then the
-// median of R runs (each: L launches and a fence); every sum is checked. Prints one JSON
-// object; exits 77 without a GPU.
+// median of R runs (each: L launches and a fence); every sum is checked. Also a fill of y
+// (Kokkos::deep_copy of a value, L times and a fence): its bytes written against the driver's
+// copy's bytes moved. Prints one JSON object; exits 77 without a GPU.
 //
 //   scan_benchmark [--size=N] [--superblocks=S] [--launches=L] [--repeats=R]
 #include <CLI/CLI.hpp>
@@ -129,6 +130,18 @@ int main(int argc, char* argv[]) {
     check();
     const double split_total_s = run(split, true);
     check();
+    const double fill_s = perf::timed(repeats,
+                                      [&] {
+                                        for (int l = 0; l < launches; ++l)
+                                          Kokkos::deep_copy(y, int32_t{l + 3});
+                                        Kokkos::fence();
+                                      }) /
+                          launches;
+    {
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y);
+      for (int64_t i = 0; i < n; ++i)
+        if (h(i) != launches + 2) correct = false;
+    }
 
     const double bytes = 2.0 * 4.0 * double(n);
     auto entry = [&](const char* name, double s, bool last) {
@@ -150,7 +163,9 @@ int main(int argc, char* argv[]) {
     entry("one_superblock_with_total", one_total_s, false);
     entry("superblocks", split_s, false);
     entry("superblocks_with_total", split_total_s, true);
-    std::printf("  }\n}\n");
+    std::printf("  },\n  \"fill\": {\"ms\": %.4f, \"GBps\": %.1f, \"of_memcpy\": %.3f}\n}\n",
+                fill_s * 1e3, 4.0 * double(n) / fill_s / 1e9,
+                4.0 * double(n) / fill_s / (bytes / memcpy_s));
     return correct ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scan_benchmark: %s\n", e.what());

@@ -20,6 +20,16 @@ void Device::run_on_host_behind_launches(std::vector<HostAccess>, HostJob, Failu
        {});
 }
 
+void Device::fill(PlacedBuffer dst, Rect region, std::vector<uint8_t> value, Done done) {
+  std::vector<HostAccess> accesses{{std::move(dst), region, /*read=*/false, /*write=*/true}};
+  run_on_host(
+      std::move(accesses),
+      [region, value = std::move(value)](const std::vector<BoxBuffer>& b) {
+        fill_region(b[0], region, value.data());
+      },
+      std::move(done));
+}
+
 std::exception_ptr kernel_failure() {
   try {
     throw;

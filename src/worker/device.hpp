@@ -125,6 +125,9 @@ class Device {
   virtual void copy(PlacedBuffer dst, PlacedBuffer src, Rect region, Done done) = 0;
   /// Runs `job` on the copy engine's side over host views of `accesses` (see HostAccess).
   virtual void run_on_host(std::vector<HostAccess> accesses, HostJob job, Done done) = 0;
+  /// Sets every element of `region` of `dst` to `value` (one element's bytes). Here: a host
+  /// job (run_on_host); a device whose memory the host does not address fills it itself.
+  virtual void fill(PlacedBuffer dst, Rect region, std::vector<uint8_t> value, Done done);
   /// Runs `job` as run_on_host does, but in the launches' in-order queue: after every launch
   /// issued before it has ended, so that it may be issued before they end (a reduction's value
   /// read into the program's buffer right behind its kernel). Accesses to this device's memory

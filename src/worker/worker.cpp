@@ -408,6 +408,9 @@ void Worker::run_task(const Task& task) {
           },
           [&](const planner::CopyTask& t) { run_copy(task, buffer(1), buffer(0), t.region); },
           [&](const planner::FillTask& t) {
+            int track = -1;
+            if (Device* device = device_for(task, &track))
+              return device->fill(buffer(0), t.region, t.value, finished(task, track));
             run_on_host(task, {{buffer(0), t.region, /*read=*/false, /*write=*/true}},
                         [region = t.region, value = t.value](const auto& b) {
                           worker::fill_region(b[0], region, value.data());

@@ -270,6 +270,57 @@ TEST_F(CudaDeviceTest, HostJobsSeeTheRegionAndWriteItBack) {
   for (int i = 0; i < 1000; ++i) EXPECT_EQ(dst[i], i >= 100 && i < 300 ? -i : i) << i;
 }
 
+// Fills of regions that are one run of bytes stay on the GPU (memsets, or an element doubled
+// by device-to-device copies), others go through host memory: every element size, aligned or
+// not, every kind of region, against worker::fill_region on the host.
+TEST_F(CudaDeviceTest, FillsOnTheGpuLikeTheHost) {
+  struct Case {
+    Rect box, region;
+    size_t elem;
+    uint64_t offset;  // into the pool: 2 puts 4- and 8-byte elements off their alignment
+  };
+  const Case cases[] = {
+      {Rect({0}, {1000}), Rect({0}, {1000}), 4, 0},             // whole, memset of 32 bits
+      {Rect({0}, {1000}), Rect({100}, {357}), 4, 0},            // a run
+      {Rect({0}, {1000}), Rect({3}, {999}), 2, 0},              // 16 bits
+      {Rect({0}, {1000}), Rect({1}, {998}), 1, 0},              // bytes
+      {Rect({0}, {1000}), Rect({5}, {777}), 8, 0},              // doubled copies
+      {Rect({0}, {333}), Rect({0}, {333}), 16, 0},              // doubled, odd count
+      {Rect({0}, {1000}), Rect({7}, {901}), 4, 2},              // 32 bits, misaligned
+      {Rect({0}, {1000}), Rect({0}, {1}), 8, 0},                // one element
+      {Rect({0, 0}, {20, 30}), Rect({4, 0}, {9, 30}), 4, 0},    // full rows: one run
+      {Rect({0, 0}, {20, 30}), Rect({4, 3}, {9, 17}), 8, 0},    // a 2-D block: through the host
+      {Rect({2, 0}, {20, 30}), Rect({2, 0}, {20, 30}), 12, 0},  // 12-byte elements, whole
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.region.to_string() + " of " + c.box.to_string() + ", " + std::to_string(c.elem) +
+                 "-byte elements at +" + std::to_string(c.offset));
+    const size_t bytes = static_cast<size_t>(c.box.volume()) * c.elem;
+    std::vector<uint8_t> initial(bytes), got(bytes, 0), value(c.elem);
+    for (size_t i = 0; i < bytes; ++i) initial[i] = static_cast<uint8_t>(i * 7 + 1);
+    for (size_t i = 0; i < c.elem; ++i) value[i] = static_cast<uint8_t>(0x31 + 17 * i);
+    std::vector<uint8_t> expected = initial;
+    worker::fill_region({expected.data(), c.box, c.elem}, c.region, value.data());
+    const PlacedBuffer dev = on_device(0, c.box, c.elem, c.offset);
+    copy(0, dev, on_host(initial.data(), c.box, c.elem), c.box);
+    Waiter w;
+    devices_[0]->fill(dev, c.region, value, w.done());
+    w.wait();
+    copy(0, on_host(got.data(), c.box, c.elem), dev, c.box);
+    EXPECT_EQ(got, expected);
+  }
+  // A value whose bytes are all one byte (zeros) fills by bytes whatever its size.
+  const Rect box({0}, {4096});
+  std::vector<double> initial(4096, 2.5), got(4096, 1.0);
+  const PlacedBuffer dev = on_device(0, box, 8);
+  copy(0, dev, on_host(initial.data(), box, 8), box);
+  Waiter w;
+  devices_[0]->fill(dev, Rect({10}, {4000}), std::vector<uint8_t>(8, 0), w.done());
+  w.wait();
+  copy(0, on_host(got.data(), box, 8), dev, box);
+  for (int i = 0; i < 4096; ++i) EXPECT_EQ(got[i], i >= 10 && i < 4000 ? 0.0 : 2.5) << i;
+}
+
 // Writes a rank-1 handle's 32 bytes (a RawArrayHandle is larger: it has room for rank 3).
 void patch(std::vector<uint8_t>& functor, size_t offset, void* data, int64_t lo, int64_t n) {
   const int64_t fields[3] = {lo, 1, n};  // offset, stride, extent

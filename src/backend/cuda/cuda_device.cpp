@@ -346,6 +346,74 @@ void CudaDevice::run_on_host(std::vector<HostAccess> accesses, HostJob job, Done
       nullptr);
 }
 
+namespace {
+
+// Whether every byte of `value` is the same.
+bool one_byte_repeated(const std::vector<uint8_t>& value) {
+  return std::all_of(value.begin(), value.end(), [&](uint8_t b) { return b == value[0]; });
+}
+
+}  // namespace
+
+void CudaDevice::fill(PlacedBuffer dst, Rect region, std::vector<uint8_t> value, Done done) {
+  const worker::ByteRange bytes = dst.space.is_device() && value.size() == dst.elem_size
+                                      ? worker::contiguous_bytes(dst.box, dst.elem_size, region)
+                                      : worker::ByteRange{};
+  if (bytes.empty())
+    return Device::fill(std::move(dst), std::move(region), std::move(value), std::move(done));
+  const CUdeviceptr base = reinterpret_cast<CUdeviceptr>(dst.data) + bytes.begin;
+  copy_thread_->execute(
+      [this, base, size = bytes.size(), value = std::move(value),
+       done = std::move(done)]() mutable {
+        OpSpan span{now(), {}};
+        std::exception_ptr error;
+        void* element = nullptr;
+        const std::string where = "while filling " + std::to_string(size) + " bytes with " +
+                                  std::to_string(value.size()) + "-byte elements on " +
+                                  id_.to_string();
+        try {
+          context_.make_current();
+          const size_t es = value.size();
+          if (one_byte_repeated(value)) {  // zeros, most often
+            api_.check(api_.cuMemsetD8Async(base, value[0], size, copy_in_), "cuMemsetD8Async",
+                       where);
+          } else if (es == 2 && base % 2 == 0) {
+            uint16_t v;
+            std::memcpy(&v, value.data(), 2);
+            api_.check(api_.cuMemsetD16Async(base, v, size / 2, copy_in_), "cuMemsetD16Async",
+                       where);
+          } else if (es == 4 && base % 4 == 0) {
+            uint32_t v;
+            std::memcpy(&v, value.data(), 4);
+            api_.check(api_.cuMemsetD32Async(base, v, size / 4, copy_in_), "cuMemsetD32Async",
+                       where);
+          } else {
+            // One element up, then the filled part copied after itself: log2(n) copies on
+            // the GPU, none of them overlapping its source.
+            element = pinned_.allocate(es);
+            std::memcpy(element, value.data(), es);
+            api_.check(
+                api_.cuMemcpyAsync(base, reinterpret_cast<CUdeviceptr>(element), es, copy_in_),
+                "cuMemcpyAsync", where);
+            for (uint64_t have = es; have < size;) {
+              const uint64_t n = std::min<uint64_t>(have, size - have);
+              api_.check(api_.cuMemcpyAsync(base + have, base, n, copy_in_), "cuMemcpyAsync",
+                         where);
+              have += n;
+            }
+          }
+          api_.check(api_.cuStreamSynchronize(copy_in_), "cuStreamSynchronize", where);
+        } catch (...) {
+          error = std::current_exception();
+          api_.cuStreamSynchronize(copy_in_);  // the element may still be read
+        }
+        if (element) pinned_.release(element);
+        span.end = now();
+        done(std::move(error), span);
+      },
+      nullptr);
+}
+
 CudaDevice::Functions CudaDevice::functions_for(const KernelRun& run) {
   const kernel::KernelInfo& kernel = *run.info;
   KernelSpecialization spec;
@@ -565,8 +633,12 @@ void CudaDevice::issue_scan_final(KernelRun& run, const Functions& functions,
                 "a superblock of " + std::to_string(run.superblock.volume()) +
                     " indices is more than a scan's 2^32 tiles of " + std::to_string(tile) +
                     " (use more superblocks)\n  " + where);
+  // More blocks than fit at once: tiles go to blocks in the order they start, so a block that
+  // is not resident yet holds no one up, and a multiprocessor whose block waits in its
+  // look-back has another to run (16 a multiprocessor: 0.90-0.93 of the copy kernel's
+  // bandwidth on an H100; 8: 0.77, docs/results.md).
   const int64_t blocks =
-      std::min<int64_t>(tiles, int64_t{8} * std::max(1, context_.gpu().multiprocessors));
+      std::min<int64_t>(tiles, int64_t{16} * std::max(1, context_.gpu().multiprocessors));
   const uint64_t counter = aligned(sizeof(unsigned));
   const uint64_t records =
       aligned(jit::scan_record_size(run.reduction.value_size) * static_cast<uint64_t>(tiles));

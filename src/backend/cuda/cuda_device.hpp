@@ -57,6 +57,10 @@ class CudaDevice final : public worker::Device {
   void launch(worker::KernelRun run, Done done) override;
   void copy(worker::PlacedBuffer dst, worker::PlacedBuffer src, Rect region, Done done) override;
   void run_on_host(std::vector<worker::HostAccess> accesses, HostJob job, Done done) override;
+  /// A region that is one run of bytes in this GPU's memory is filled there (cuMemset, or
+  /// the element copied up once and doubled by device-to-device copies); any other region
+  /// through host memory (Device::fill).
+  void fill(worker::PlacedBuffer dst, Rect region, std::vector<uint8_t> value, Done done) override;
   void run_on_host_behind_launches(std::vector<worker::HostAccess> accesses, HostJob job,
                                    worker::FailureFlags skip_if_failed, Done done) override;
 

@@ -47,6 +47,7 @@ namespace lightning::cuda {
   X(cuMemcpy3DAsync)                       \
   X(cuMemcpy3DPeerAsync)                   \
   X(cuMemsetD8Async)                       \
+  X(cuMemsetD16Async)                      \
   X(cuMemsetD32Async)                      \
   X(cuModuleLoadData)                      \
   X(cuModuleUnload)                        \
