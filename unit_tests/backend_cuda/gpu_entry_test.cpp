@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include "../kokkos/kokkos_test_kernels.hpp"
 #include "backend/cuda/jit_cache.hpp"
 #include "backend/cuda/kernel_codegen.hpp"
+#include "kernel/ported_launch.hpp"
 #include "cuda_test_driver.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
@@ -35,14 +37,21 @@ JitCache& cache() {
 
 // Compiles `info`, then runs it over `threads` with `grid` blocks (0: enough for all),
 // through the general entry or the one-index-per-thread entry (`cover`).
-void run(const kernel::KernelInfo& info, std::vector<unsigned char>& bytes, const Rect& threads,
-         CUdeviceptr partials = 0, unsigned grid = 0, const KernelSpecialization& spec = {},
-         bool cover = false, jit::ReductionTarget target = {}) {
+// The entry point of `info` (or its coverage entry), compiled and loaded.
+CUfunction entry_of(const kernel::KernelInfo& info, const KernelSpecialization& spec = {},
+                    bool cover = false) {
   const KernelImage& k = cache().get(info, api->sm_major, api->sm_minor, spec);
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   LK_CU(cuModuleLoadData(&module, k.cubin.data()));
   LK_CU(cuModuleGetFunction(&function, module, cover ? kCoverEntryName : k.entry.c_str()));
+  return function;
+}
+
+void run(const kernel::KernelInfo& info, std::vector<unsigned char>& bytes, const Rect& threads,
+         CUdeviceptr partials = 0, unsigned grid = 0, const KernelSpecialization& spec = {},
+         bool cover = false, jit::ReductionTarget target = {}) {
+  CUfunction function = entry_of(info, spec, cover);
   jit::LaunchBox box = box_of(threads);
   void* partial_ptr = reinterpret_cast<void*>(partials);
   void* params[] = {bytes.data(), &box, &partial_ptr, &target};  // a reduction reads target
@@ -265,7 +274,20 @@ TEST(GpuEntry, PortedStencilRunsOneCudaBlockPerBlockOfTheSuperblock) {
   patch(bytes, info.device.param_offsets[2], din, Rect(Point{lo - 1}, Point{hi + 1}), {n});
   const jit::PortedLaunch launch{{static_cast<uint32_t>(n / block), 1, 1}, {256, 1, 1}, 0, 1};
   std::memcpy(bytes.data() + info.device.launch_offset, &launch, sizeof(launch));
-  run(info, bytes, Rect(Point{lo}, Point{hi}), 0, static_cast<unsigned>((hi - lo) / block));
+  // As CudaDevice launches a ported kernel: a CUDA block per block of the superblock, the
+  // first one's index in the whole grid as the entry's fourth parameter.
+  const Rect superblock(Point{lo}, Point{hi});
+  jit::LaunchBox box = box_of(superblock);
+  void* partials = nullptr;
+  std::array<uint32_t, 3> first = kernel::superblock_first_block(launch, superblock);
+  const std::array<uint32_t, 3> grid = kernel::superblock_grid(launch, superblock);
+  EXPECT_EQ(first[0], 40u);
+  EXPECT_EQ(grid[0], 60u);
+  void* params[] = {bytes.data(), &box, &partials, first.data()};
+  LK_CU(cuLaunchKernel(entry_of(info), grid[0], grid[1], grid[2], launch.block[0],
+                       launch.block[1], launch.block[2], launch.shared_bytes, nullptr, params,
+                       nullptr));
+  LK_CU(cuCtxSynchronize());
   const std::vector<float> out = dout.read();
   for (int64_t i = lo; i < hi; ++i)
     ASSERT_EQ(out[i - lo], (in[i - 1] + in[i] + in[i + 1]) / 3.0f) << i;

@@ -635,7 +635,7 @@ void CudaDevice::issue_scan_final(KernelRun& run, const Functions& functions,
                     " (use more superblocks)\n  " + where);
   // More blocks than fit at once: tiles go to blocks in the order they start, so a block that
   // is not resident yet holds no one up, and a multiprocessor whose block waits in its
-  // look-back has another to run (16 a multiprocessor: 0.90-0.93 of the copy kernel's
+  // look-back has another to run (16 a multiprocessor: 0.87-0.93 of the copy kernel's
   // bandwidth on an H100; 8: 0.77, docs/results.md).
   const int64_t blocks =
       std::min<int64_t>(tiles, int64_t{16} * std::max(1, context_.gpu().multiprocessors));
