@@ -17,8 +17,8 @@
 #include "../kokkos/kokkos_test_kernels.hpp"
 #include "backend/cuda/jit_cache.hpp"
 #include "backend/cuda/kernel_codegen.hpp"
-#include "kernel/ported_launch.hpp"
 #include "cuda_test_driver.hpp"
+#include "kernel/ported_launch.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
 #include "lightning_kokkos/device/launch_box.hpp"
 #include "lightning_kokkos/device/ported_launch.hpp"
@@ -284,9 +284,8 @@ TEST(GpuEntry, PortedStencilRunsOneCudaBlockPerBlockOfTheSuperblock) {
   EXPECT_EQ(first[0], 40u);
   EXPECT_EQ(grid[0], 60u);
   void* params[] = {bytes.data(), &box, &partials, first.data()};
-  LK_CU(cuLaunchKernel(entry_of(info), grid[0], grid[1], grid[2], launch.block[0],
-                       launch.block[1], launch.block[2], launch.shared_bytes, nullptr, params,
-                       nullptr));
+  LK_CU(cuLaunchKernel(entry_of(info), grid[0], grid[1], grid[2], launch.block[0], launch.block[1],
+                       launch.block[2], launch.shared_bytes, nullptr, params, nullptr));
   LK_CU(cuCtxSynchronize());
   const std::vector<float> out = dout.read();
   for (int64_t i = lo; i < hi; ++i)
