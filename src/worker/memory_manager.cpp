@@ -331,6 +331,18 @@ void MemoryManager::fill(ChunkId id, Chunk& c, size_t m, ByteRange skipped) {
   dst.valid = true;
 }
 
+void MemoryManager::fill_unless_valid(const Merged& x) {
+  Chunk& c = chunks_.at(x.chunk);
+  Copy& copy = c.copies.at(x.memory);
+  if (copy.valid) return;
+  if (!x.overwritten.empty() && x.overwritten.begin == 0 && x.overwritten.end >= c.bytes) {
+    copy.valid = true;
+    ++counters_.fills_skipped;
+    return;
+  }
+  fill(x.chunk, c, x.memory, x.overwritten);
+}
+
 // ---- staging ----------------------------------------------------------------------------
 
 void MemoryManager::throw_too_big(size_t m, const std::vector<ChunkId>& chunks, uint64_t raw,
@@ -524,17 +536,7 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     }
     // Fill new copies (in request order, so a chunk wanted twice copies from the first),
     // except the bytes the task overwrites: their old contents would never be read.
-    for (const Merged& x : merged_) {
-      Chunk& c = chunks_.at(x.chunk);
-      Copy& copy = c.copies.at(x.memory);
-      if (copy.valid) continue;
-      if (!x.overwritten.empty() && x.overwritten.begin == 0 && x.overwritten.end >= c.bytes) {
-        copy.valid = true;
-        ++counters_.fills_skipped;
-      } else {
-        fill(x.chunk, c, x.memory, x.overwritten);
-      }
-    }
+    for (const Merged& x : merged_) fill_unless_valid(x);
     // Writers: the staged copy becomes the only one.
     for (const Merged& x : merged_) {
       if (!x.write) continue;
@@ -716,19 +718,38 @@ bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageReques
   if (!write_backs_.empty())
     for (const Merged& x : merged_)
       if (writing_back(x.chunk)) return false;
+  // A new chunk (no bytes anywhere yet: a reduction's or a scan's value made for this launch)
+  // gets its first copy here when the memory has room for it as it is: nothing is evicted.
+  const auto is_new = [](const Chunk& c) { return c.copies.empty() && !c.on_disk && !c.has_data; };
   for (const Merged& x : merged_) {
     const Chunk& c = chunks_.at(x.chunk);
-    if (c.copies.count(x.memory) == 0) return false;
+    if (c.copies.count(x.memory) == 0 && !is_new(c)) return false;
     // A written copy must be the only one: dropping others could take one a holder reads.
-    if (x.write && (c.copies.size() != 1 || c.on_disk)) return false;
+    if (x.write && (c.copies.size() > 1 || c.on_disk)) return false;
+  }
+  std::vector<ChunkId>& allocated = missing_;
+  allocated.clear();
+  for (const Merged& x : merged_) {
+    Chunk& c = chunks_.at(x.chunk);
+    if (!c.copies.empty()) continue;
+    if (!try_allocate(x.chunk, c, x.memory)) {
+      for (ChunkId id : allocated)
+        free_copy(id, chunks_.at(id), chunks_.at(id).copies.begin()->first);
+      return false;
+    }
+    allocated.push_back(x.chunk);
   }
   std::vector<Held>& held = reused_tokens_.find_or_insert(tokens_, token)->second;
   held.clear();
   for (const Merged& x : merged_) {
     Chunk& c = chunks_.at(x.chunk);
+    fill_unless_valid(x);
     lock_copy(x.chunk, c, x.memory);
     held.push_back({x.chunk, x.memory, x.write});
-    if (x.write) ++c.writers;
+    if (x.write) {
+      ++c.writers;
+      c.has_data = true;
+    }
   }
   ++counters_.stagings;
   return true;

@@ -139,8 +139,10 @@ class MemoryManager {
   /// another memory; Error(kTask) when a spill file fails its checksum.
   StageResult stage(uint64_t token, const std::vector<StageRequest>& requests);
   /// Stages `token` behind the tokens `behind`, which must all be staged, without moving or
-  /// allocating anything: every requested chunk must already have a copy in its requested
-  /// memory, and a chunk it writes no copy anywhere else. Locks other tokens hold there do
+  /// evicting anything: every requested chunk must already have a copy in its requested
+  /// memory, and a chunk it writes no copy anywhere else; except a new chunk (no bytes
+  /// anywhere yet), which gets its first copy there if the memory has room as it is (filled
+  /// as stage() fills one). Locks other tokens hold there do
   /// not stand in the way: the caller guarantees that the task runs after every holder whose
   /// access conflicts with its own (they run in order on one in-order queue of that memory's
   /// device). Returns false, changing nothing, when any of this does not hold (the task is then
@@ -279,6 +281,9 @@ class MemoryManager {
 
   /// Fills merged_ from `requests`: one entry per (chunk, memory), sorted by both.
   void merge_requests(const std::vector<StageRequest>& requests, const char* what);
+  /// Makes a new copy of a merged request valid: filled from another copy, the disk or with
+  /// zeros, except the bytes the task overwrites (not at all when that is the whole chunk).
+  void fill_unless_valid(const Merged& x);
   /// The merged request for `chunk` in memory `m` (one merge_requests made).
   const Merged& merged(ChunkId chunk, size_t m) const;
   /// Whether wanted_ can be staged, evicting what is not locked; marks in relocate_ the

@@ -387,7 +387,37 @@ TEST_F(MemoryManagerTest, StageInPlaceSharesTheCopyWithTheTasksItRunsBehind) {
   expect_chunk(1, dev(0), 1);
 }
 
-// Staging in place never moves, allocates or drops a copy: whatever would need it is refused,
+// A new chunk (no bytes anywhere yet, as a launch's value chunk) staged in place gets its
+// first copy there, zeros as any new chunk's, when the memory has room as it is; without
+// room nothing is evicted nor kept: the task waits and stages the ordinary way.
+TEST_F(MemoryManagerTest, StageInPlaceGivesANewChunkItsFirstCopyWhereThereIsRoom) {
+  auto& m = make(1, 8 * KiB, std::nullopt);
+  m.create_chunk(ChunkId(1), 3 * KiB);
+  m.create_chunk(ChunkId(2), 1000);
+  m.create_chunk(ChunkId(3), 1 * KiB);
+  m.create_chunk(ChunkId(4), 5 * KiB);
+  write_chunk(1, dev(0), 1);
+  ASSERT_EQ(m.stage(1, {read(1, dev(0))}), StageResult::kStaged);
+  ASSERT_TRUE(m.stage_in_place(2, {read(1, dev(0)), read(2, dev(0))}, {1}));
+  m.check_invariants();
+  EXPECT_TRUE(m.is_locked(ChunkId(2), dev(0)));
+  EXPECT_TRUE(holds(m, 2, dev(0), std::vector<unsigned char>(1000, 0)));
+  EXPECT_EQ(m.counters().bytes_copied, 0u);
+  EXPECT_EQ(m.bytes_used(dev(0)), 4 * KiB);
+  // 1 KiB more fits, 5 KiB more does not (8 KiB): refused as a whole, the first undone.
+  EXPECT_FALSE(m.stage_in_place(3, {write(3, dev(0)), write(4, dev(0))}, {1}));
+  EXPECT_FALSE(m.is_staged(3));
+  EXPECT_FALSE(m.has_copy(ChunkId(3), dev(0)));
+  EXPECT_FALSE(m.has_copy(ChunkId(4), dev(0)));
+  EXPECT_EQ(m.bytes_used(dev(0)), 4 * KiB);
+  m.check_invariants();
+  ASSERT_TRUE(m.stage_in_place(3, {write(3, dev(0))}, {1}));
+  EXPECT_EQ(m.bytes_used(dev(0)), 5 * KiB);
+  for (uint64_t t : {1, 2, 3}) m.unstage(t);
+  m.check_invariants();
+}
+
+// Staging in place never moves, evicts or drops a copy: whatever would need it is refused,
 // and nothing changes.
 TEST_F(MemoryManagerTest, StageInPlaceRefusesWhatWouldMoveData) {
   auto& m = make(2, 8 * KiB, std::nullopt);
@@ -397,9 +427,8 @@ TEST_F(MemoryManagerTest, StageInPlaceRefusesWhatWouldMoveData) {
   ASSERT_EQ(m.stage(1, {read(1, dev(0))}), StageResult::kStaged);
   // Behind a task that is not staged.
   EXPECT_FALSE(m.stage_in_place(2, {read(1, dev(0))}, {7}));
-  // A chunk with no copy there (on another device; never written at all).
+  // A chunk with its bytes on another device only.
   EXPECT_FALSE(m.stage_in_place(2, {read(1, dev(1))}, {1}));
-  EXPECT_FALSE(m.stage_in_place(2, {read(1, dev(0)), read(2, dev(0))}, {1}));
   // Writing a chunk that has a copy elsewhere too would drop that copy.
   ASSERT_EQ(m.stage(3, {read(1, host())}), StageResult::kStaged);
   EXPECT_FALSE(m.stage_in_place(2, {write(1, dev(0))}, {1}));
