@@ -731,8 +731,9 @@ bool MemoryManager::stage_in_place(uint64_t token, const std::vector<StageReques
   allocated.clear();
   for (const Merged& x : merged_) {
     Chunk& c = chunks_.at(x.chunk);
-    if (!c.copies.empty()) continue;
-    if (!try_allocate(x.chunk, c, x.memory)) {
+    if (c.copies.count(x.memory) != 0) continue;
+    // A new chunk, wanted in this memory only: its first copy, if there is room as it is.
+    if (!c.copies.empty() || !try_allocate(x.chunk, c, x.memory)) {
       for (ChunkId id : allocated)
         free_copy(id, chunks_.at(id), chunks_.at(id).copies.begin()->first);
       return false;

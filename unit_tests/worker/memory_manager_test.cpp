@@ -411,6 +411,11 @@ TEST_F(MemoryManagerTest, StageInPlaceGivesANewChunkItsFirstCopyWhereThereIsRoom
   EXPECT_FALSE(m.has_copy(ChunkId(4), dev(0)));
   EXPECT_EQ(m.bytes_used(dev(0)), 4 * KiB);
   m.check_invariants();
+  // A new chunk wanted in two memories at once is a move away: refused, nothing kept.
+  EXPECT_FALSE(m.stage_in_place(3, {read(3, dev(0)), read(3, host())}, {1}));
+  EXPECT_FALSE(m.has_copy(ChunkId(3), dev(0)));
+  EXPECT_FALSE(m.has_copy(ChunkId(3), host()));
+  m.check_invariants();
   ASSERT_TRUE(m.stage_in_place(3, {write(3, dev(0))}, {1}));
   EXPECT_EQ(m.bytes_used(dev(0)), 5 * KiB);
   for (uint64_t t : {1, 2, 3}) m.unstage(t);
