@@ -724,6 +724,7 @@ struct IsKernel<F, std::void_t<typename F::lightning_kernel_type>>
 template <class F>
 std::vector<ArrayId> kernel_arrays(const F& f) {
   std::vector<ArrayId> ids;
+  ids.reserve(std::tuple_size_v<std::decay_t<decltype(f.lightning_kernel_members())>>);
   std::apply(
       [&](const auto&... member) {
         auto add = [&](const auto& m) {

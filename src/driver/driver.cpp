@@ -275,7 +275,9 @@ void Driver::launch(const Launch& l) {
   // The launch returns a value (a reduction's, a scan's total): the program waits for it.
   const bool returns_value = info.reduces() || (info.scans() && l.result);
   const planner::HostBufferId result = returns_value ? next_buffer() : planner::HostBufferId{};
-  DecodedLaunch decoded = decode_launch(l, info, described, bound, planner_, result);
+  decode_launch(l, info, described, bound, planner_, result, decoded_request_, decoded_data_);
+  if (!last_launch_data_ || !(*last_launch_data_ == decoded_data_))
+    last_launch_data_ = std::make_shared<const worker::LaunchData>(decoded_data_);
   if (!poisoned_.empty())  // before any submission, too
     for (const annotation::BoundArray& b : bound.arrays())
       if (b.mode != annotation::AccessMode::kWrite &&
@@ -284,14 +286,15 @@ void Driver::launch(const Launch& l) {
         refuse_if_poisoned(array, Rect::from_extent(planner_.array(array).extent),
                            "kernel '" + info.name + "' reads it");
       }
-  planner::Plan plan = planner_.launch(decoded.request);  // throws before any submission
+  planner::Plan plan = planner_.launch(decoded_request_);  // throws before any submission
   if (config_.check_access) remember_names(plan.request, l, described, bound);
   if (!poisoned_.empty()) renew_written(plan);
   worker::FragmentContext context;
-  context.add_launch(plan.request, decoded.data);
+  const worker::LaunchData& data = *last_launch_data_;
+  context.add_launch(plan.request, last_launch_data_);
   if (returns_value) {
-    decoded.data->reduction.init(l.result);
-    context.add_host_buffer(result.value, {l.result, Rect(), decoded.data->reduction.value_size});
+    data.reduction.init(l.result);
+    context.add_host_buffer(result.value, {l.result, Rect(), data.reduction.value_size});
   }
   const std::vector<TaskId> completion = submit(std::move(plan), std::move(context));
   if (returns_value) wait_for_value(completion);

@@ -119,6 +119,12 @@ class Driver final {
   Config config_;
   planner::Planner planner_;
   annotation::AnnotationCache annotations_;
+  // The program thread's last decoded launch, its storage reused by the next one; and the
+  // launch data the workers were given last, given again (not copied) to a launch whose
+  // data is the same, as a loop's launches are.
+  planner::LaunchRequest decoded_request_;
+  worker::LaunchData decoded_data_;
+  std::shared_ptr<const worker::LaunchData> last_launch_data_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
   std::unordered_map<LaunchId, LaunchNames> launch_names_;  // checked mode only
   struct Poison {

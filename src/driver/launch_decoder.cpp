@@ -134,13 +134,22 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
                             const kernel::KernelDescription& described,
                             const annotation::BoundAnnotation& bound,
                             const planner::Planner& planner, planner::HostBufferId result) {
+  DecodedLaunch d;
+  d.data = std::make_shared<worker::LaunchData>();
+  decode_launch(launch, kernel, described, bound, planner, result, d.request, *d.data);
+  return d;
+}
+
+void decode_launch(const Launch& launch, const kernel::KernelInfo& kernel,
+                   const kernel::KernelDescription& described,
+                   const annotation::BoundAnnotation& bound, const planner::Planner& planner,
+                   planner::HostBufferId result, planner::LaunchRequest& r,
+                   worker::LaunchData& data) {
   const annotation::KernelSignature& signature = described.signature;
   const size_t params = signature.params.size();
   const int rank = launch.domain.rank();
   const auto* bytes = static_cast<const uint8_t*>(launch.functor);
 
-  DecodedLaunch d;
-  planner::LaunchRequest& r = d.request;
   r.kernel = launch.kernel;
   r.name = kernel.name;
   r.annotation = &bound;
@@ -163,16 +172,17 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
                ? *launch.work
                : default_work(kernel, signature, bound, r.arrays, planner, r.domain, r.block_size);
 
-  d.data = std::make_shared<worker::LaunchData>();
-  worker::LaunchData& data = *d.data;
   data.kernel = launch.kernel;
   data.name = launch.label.empty() ? kernel.name : launch.label;
   data.functor.assign(bytes, bytes + kernel.functor_size);
-  data.extents.resize(params);
+  data.extents.assign(params, Point());
   data.arrays = described.arrays;
+  data.reduction = Reduction();
   for (size_t p = 0; p < params; ++p)
     if (r.arrays[p].valid() && planner.has_array(r.arrays[p]))
       data.extents[p] = planner.array(r.arrays[p]).extent;
+  r.scalar_reduction.reset();
+  r.scan.reset();
 
   if (kernel.reduces()) {
     if (!launch.result)
@@ -187,7 +197,6 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
     r.scan = planner::ScanRequest{data.reduction, std::nullopt};
     if (launch.result) r.scan->total = result;
   }
-  return d;
 }
 
 }  // namespace lightning::driver

@@ -33,5 +33,12 @@ DecodedLaunch decode_launch(const Launch& launch, const kernel::KernelInfo& kern
                             const kernel::KernelDescription& described,
                             const annotation::BoundAnnotation& bound,
                             const planner::Planner& planner, planner::HostBufferId result);
+/// The same, into `request` and `data`, every field assigned: objects kept from one launch to
+/// the next keep their storage (a repeated launch allocates nothing for them).
+void decode_launch(const Launch& launch, const kernel::KernelInfo& kernel,
+                   const kernel::KernelDescription& described,
+                   const annotation::BoundAnnotation& bound, const planner::Planner& planner,
+                   planner::HostBufferId result, planner::LaunchRequest& request,
+                   worker::LaunchData& data);
 
 }  // namespace lightning::driver

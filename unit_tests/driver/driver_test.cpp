@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -28,6 +29,8 @@ struct Record {
   // another thread (or their rank is lost then, with lose_later).
   WaitPolicy* wait = nullptr;
   bool lose_later = false;
+  // Each Execute's launch data, in submission order (kept: their identity is what is tested).
+  std::vector<std::shared_ptr<const worker::LaunchData>> launch_data;
 };
 
 class FakeWorkers final : public WorkerGroup {
@@ -37,7 +40,7 @@ class FakeWorkers final : public WorkerGroup {
   const WaitPolicy* wait_policy() const override { return record_.wait; }
   void start(WorkerEvents events) override { events_ = std::move(events); }
   void submit(WorkerId worker, std::vector<planner::Task> tasks,
-              const std::shared_ptr<const worker::FragmentContext>&) override {
+              const std::shared_ptr<const worker::FragmentContext>& context) override {
     if (record_.wait) {
       std::vector<TaskId> ids;
       for (const planner::Task& t : tasks) ids.push_back(t.id);
@@ -62,6 +65,8 @@ class FakeWorkers final : public WorkerGroup {
       return;
     }
     for (const planner::Task& t : tasks) {
+      if (const auto* e = std::get_if<planner::ExecuteTask>(&t.kind))
+        record_.launch_data.push_back(context->launch(e->launch));
       record_.tasks[worker.value()].push_back(planner::describe(t));
       std::optional<planner::TaskFailure> failure;
       for (TaskId f : record_.fail)
@@ -142,6 +147,38 @@ TEST(Driver, AnArrayNoRuleMentionsIsLoggedOncePerKernel) {
   ASSERT_NE(logged.find(warning), std::string::npos) << logged;
   EXPECT_EQ(logged.find(warning, logged.find(warning) + 1), std::string::npos) << logged;
   EXPECT_NE(logged.find("'b'"), std::string::npos) << logged;
+}
+
+// A loop's launches hand the workers one LaunchData (not a copy each); a launch whose data
+// differs (here the extent of its first array) gets its own.
+TEST(Driver, ALaunchWithTheDataOfTheLastOneSharesIt) {
+  Record record;
+  Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+  const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+  const ArrayId b = d.create_array("b", DataType::kFloat64, Point{8}, dist::block(4));
+  const ArrayId c = d.create_array("c", DataType::kFloat64, Point{16}, dist::block(8));
+  Unmentioned k;
+  Launch l;
+  l.kernel = kUnmentioned;
+  l.functor = &k;
+  l.arrays = {a, b};
+  l.domain = Rect(Point{0}, Point{8});
+  ::testing::internal::CaptureStderr();  // the unmentioned array's warning
+  d.launch(l);
+  d.launch(l);
+  l.arrays = {c, b};
+  d.launch(l);
+  d.launch(l);
+  d.fence();
+  ::testing::internal::GetCapturedStderr();
+  const std::vector<std::shared_ptr<const worker::LaunchData>>& data = record.launch_data;
+  // Two superblocks a launch over a and b; one over c's first chunk, which the launch follows.
+  ASSERT_EQ(data.size(), 6u);
+  for (size_t i = 1; i < 4; ++i) EXPECT_EQ(data[i], data[0]) << i;
+  EXPECT_NE(data[4], data[0]);
+  EXPECT_EQ(data[5], data[4]);
+  EXPECT_EQ(data[4]->extents.at(0), Point{16});
+  EXPECT_EQ(data[0]->extents.at(0), Point{8});
 }
 
 TEST(Driver, AFailureIsThrownAtTheNextFenceOnceAndTheDriverStaysUsable) {
