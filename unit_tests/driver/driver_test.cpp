@@ -127,17 +127,23 @@ const KernelId kUnmentioned = kernel::KernelRegistry::add(
                                               .add_array("b", DataType::kFloat64, 1),
                                           {}));
 
+// A launch of `k` over `arrays`, threads [0, 8).
+Launch unmentioned_launch(const Unmentioned& k, std::vector<ArrayId> arrays) {
+  Launch l;
+  l.kernel = kUnmentioned;
+  l.functor = &k;
+  l.arrays = std::move(arrays);
+  l.domain = Rect(Point{0}, Point{8});
+  return l;
+}
+
 TEST(Driver, AnArrayNoRuleMentionsIsLoggedOncePerKernel) {
   Record record;
   Driver d(Config{}, std::make_unique<FakeWorkers>(record));
   const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
   const ArrayId b = d.create_array("b", DataType::kFloat64, Point{8}, dist::block(4));
   Unmentioned k;
-  Launch l;
-  l.kernel = kUnmentioned;
-  l.functor = &k;
-  l.arrays = {a, b};
-  l.domain = Rect(Point{0}, Point{8});
+  Launch l = unmentioned_launch(k, {a, b});
   ::testing::internal::CaptureStderr();
   d.launch(l);
   d.launch(l);
@@ -158,11 +164,7 @@ TEST(Driver, ALaunchWithTheDataOfTheLastOneSharesIt) {
   const ArrayId b = d.create_array("b", DataType::kFloat64, Point{8}, dist::block(4));
   const ArrayId c = d.create_array("c", DataType::kFloat64, Point{16}, dist::block(8));
   Unmentioned k;
-  Launch l;
-  l.kernel = kUnmentioned;
-  l.functor = &k;
-  l.arrays = {a, b};
-  l.domain = Rect(Point{0}, Point{8});
+  Launch l = unmentioned_launch(k, {a, b});
   ::testing::internal::CaptureStderr();  // the unmentioned array's warning
   d.launch(l);
   d.launch(l);

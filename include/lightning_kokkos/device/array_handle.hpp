@@ -17,8 +17,8 @@ namespace lightning {
 /// to the chunk's storage (row-major over its box) and `offset` to the linear index of the
 /// box's first element, so kernels index exactly as over the whole array. A chunk is dense
 /// and row-major, so the last axis's stride is always 1: the accessors leave it out, which
-/// lets the compiler see unit-stride loops (one multiply less per access, and vector code). `extent` is the
-/// whole array's. The runtime writes these fields into the kernel's bytes before each run
+/// lets the compiler see unit-stride loops (one multiply less per access, and vector code).
+/// `extent` is the whole array's. The runtime writes these fields into the kernel's bytes before each run
 /// (see RawArrayHandle), so the layout is fixed: data, offset, stride[Rank], extent[Rank].
 template <class T, int Rank>
 struct ArrayHandle {
