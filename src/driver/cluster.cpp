@@ -84,14 +84,17 @@ Cluster::Cluster(Options options) {
 }
 
 Cluster::~Cluster() {
-  if (rank_ == 0)
-    for (int r = 1; r < size_; ++r)
-      if (lost_reason(r).empty()) send(r, rpc::EndRun{});
-  transport_.reset();  // sends what is queued, then stops
   // MPI_Finalize waits for every rank, a lost one too: after a loss it would never return
   // (and the user's own, when the application owns MPI, neither). End the job instead: every
   // process stops, with the reason printed and mpirun's exit status non-zero.
-  if (const std::string reason = first_loss(); !reason.empty()) {
+  const std::string reason = first_loss();
+  // Only a run that ends well is ended rank by rank: after a loss, a survivor told to end
+  // would enter MPI_Finalize (which cannot complete) while the launcher ends the job, one
+  // more process changing state under Open MPI's abort, whose races hang mpirun now and then.
+  if (rank_ == 0 && reason.empty())
+    for (int r = 1; r < size_; ++r) send(r, rpc::EndRun{});
+  transport_.reset();  // sends what is queued, then stops
+  if (!reason.empty()) {
     log().error("rank {}: ending the MPI job (MPI_Abort): {}", rank_, reason);
     // mpirun --enable-recovery ends neither a stopped nor a hung rank, and would wait for it
     // for ever: end the lost ranks that still live on this host, unless the launcher will.
