@@ -44,6 +44,17 @@ NodeRank node_rank_from(const Config::EnvLookup& env) {
   return {};
 }
 
+NodeRank node_rank_among(const std::vector<std::string>& hosts, int rank) {
+  const std::string& here = hosts.at(static_cast<size_t>(rank));
+  NodeRank node{0, 0};
+  for (size_t r = 0; r < hosts.size(); ++r) {
+    if (hosts[r] != here) continue;
+    if (static_cast<int>(r) < rank) ++node.local_rank;
+    ++node.local_size;
+  }
+  return node;
+}
+
 GpuShare gpu_share(size_t gpus, NodeRank node) {
   GpuShare share;
   if (gpus == 0) return share;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "core/config.hpp"
@@ -14,10 +15,17 @@ struct NodeRank {
   int local_size = 1;
 };
 
+/// Where rank `rank` of an MPI run stands on its node, given every rank's host name (by
+/// rank): its place among the ranks on the same host, in rank order. What the runtime shares
+/// GPUs and CPUs by, under any launcher (the ranks exchange host names at the start).
+NodeRank node_rank_among(const std::vector<std::string>& hosts, int rank);
+
 /// The node rank the MPI launcher gives the process in its environment (Open MPI's
 /// OMPI_COMM_WORLD_LOCAL_RANK/_SIZE, MPICH's MPI_LOCALRANKID/MPI_LOCALNRANKS, MVAPICH's
-/// MV2_COMM_WORLD_LOCAL_RANK/_SIZE); rank 0 of 1 without one. Throws Error(kConfig) naming the
-/// variable when one is not a number or the rank is not below the size.
+/// MV2_COMM_WORLD_LOCAL_RANK/_SIZE); rank 0 of 1 without one. For a process that does not
+/// join the MPI run (lightning-info, which predicts what the runtime would pick); the runtime
+/// itself counts by node_rank_among. Throws Error(kConfig) naming the variable when one is
+/// not a number or the rank is not below the size.
 NodeRank node_rank_from(const Config::EnvLookup& env);
 
 /// Which of a node's `gpus` GPUs (by index) a process at `node` takes under devices=auto,

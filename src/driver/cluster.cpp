@@ -2,7 +2,6 @@
 
 #include <mpi.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -54,12 +53,12 @@ Cluster::Cluster(Options options) {
   processes_.resize(static_cast<size_t>(size_));
   MPI_Allgather(&self, sizeof self, MPI_BYTE, processes_.data(), sizeof self, MPI_BYTE,
                 MPI_COMM_WORLD);
+  std::vector<std::string> hosts;
+  for (const ProcessIdentity& p : processes_) hosts.push_back(p.host_name());
+  node_ = node_rank_among(hosts, rank_);
   // The ranks on this host share its CPUs.
-  const auto here =
-      static_cast<int>(std::count_if(processes_.begin(), processes_.end(),
-                                     [&](const ProcessIdentity& p) { return p.same_host(self); }));
   if (const std::string advice =
-          cpu_affinity_advice(cpus_allowed(), cpus_online(), here, kBusyRuntimeThreads);
+          cpu_affinity_advice(cpus_allowed(), cpus_online(), node_.local_size, kBusyRuntimeThreads);
       !advice.empty())
     log().warn("rank {}: {}", rank_, advice);
   comm::MpiTransport::Options t;

@@ -14,6 +14,7 @@
 #include "comm/mpi_transport.hpp"
 #include "core/config.hpp"
 #include "core/message_queue.hpp"
+#include "core/node_rank.hpp"
 #include "driver/process_identity.hpp"
 #include "driver/rpc_message.hpp"
 
@@ -61,6 +62,9 @@ class Cluster {
 
   int rank() const { return rank_; }
   int size() const { return size_; }
+  /// This rank's place among the ranks on its host (by host name, in rank order): what its
+  /// share of the host's GPUs and CPUs follows, whatever the launcher.
+  NodeRank node_rank() const { return node_; }
   comm::MpiTransport& transport() { return *transport_; }
 
   /// On a worker rank: runs the sessions rank 0 opens until rank 0 ends the run (returns 0)
@@ -97,6 +101,7 @@ class Cluster {
   int size_ = 1;
   std::unique_ptr<comm::MpiTransport> transport_;
   std::vector<ProcessIdentity> processes_;  ///< per rank, exchanged at the start
+  NodeRank node_;
 
   // Replies (rank 0) and lost ranks (any rank), from the communication thread.
   std::mutex mutex_;

@@ -32,10 +32,9 @@ struct GpuChoice {
   int processes_per_gpu = 1;
 };
 
-GpuChoice choose_gpus(const Config& config) {
+GpuChoice choose_gpus(const Config& config, NodeRank node) {
   if (config.devices.kind == DeviceSelection::Kind::kHost) return {};
   const std::vector<cuda::GpuInfo> node_gpus = cuda::discover_gpus();
-  const NodeRank node = node_rank_from(Config::process_environment());
   GpuChoice choice;
   choice.gpus = cuda::select_gpus(config.devices, node_gpus, node);
   if (config.devices.kind == DeviceSelection::Kind::kAuto)
@@ -45,11 +44,12 @@ GpuChoice choose_gpus(const Config& config) {
 #endif
 }  // namespace
 
-LocalDevices local_devices(const Config& config) {
+LocalDevices local_devices(const Config& config, NodeRank node) {
 #if LIGHTNING_HAVE_CUDA
-  const auto gpus = choose_gpus(config).gpus;
+  const auto gpus = choose_gpus(config, node).gpus;
   if (!gpus.empty()) return {static_cast<int>(gpus.size()), true};
 #else
+  (void)node;
   if (config.devices.kind == DeviceSelection::Kind::kCuda)
     throw Error(ErrorKind::kConfig, "devices '" + config.devices.to_string() +
                                         "': this build has no CUDA backend (built without the "
@@ -66,10 +66,11 @@ void apply_worker_settings(const Config& config, worker::WorkerOptions& options)
   options.check_access = config.check_access;
 }
 
-void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& options) {
+void choose_platforms(const Config& config, NodeRank node,
+                      std::vector<worker::WorkerOptions>& options) {
   for (worker::WorkerOptions& o : options) o.platform = std::make_shared<host::HostPlatform>();
 #if LIGHTNING_HAVE_CUDA
-  const GpuChoice choice = choose_gpus(config);
+  const GpuChoice choice = choose_gpus(config, node);
   const auto& gpus = choice.gpus;
   if (gpus.empty() || options.empty()) return;
   uint64_t smallest = gpus.front().total_memory;
@@ -86,6 +87,7 @@ void choose_platforms(const Config& config, std::vector<worker::WorkerOptions>& 
   }
 #else
   (void)config;
+  (void)node;
 #endif
 }
 

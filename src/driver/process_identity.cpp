@@ -43,8 +43,12 @@ ProcessIdentity ProcessIdentity::of(int64_t pid) {
   return p;
 }
 
+std::string ProcessIdentity::host_name() const {
+  return std::string(host, strnlen(host, sizeof host));
+}
+
 bool ProcessIdentity::same_host(const ProcessIdentity& other) const {
-  return std::strncmp(host, other.host, sizeof host) == 0;
+  return host_name() == other.host_name();
 }
 
 bool ProcessIdentity::is_alive_here() const {

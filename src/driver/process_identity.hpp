@@ -20,6 +20,8 @@ struct ProcessIdentity {
   /// Process `pid` of this host (start time 0 when there is none).
   static ProcessIdentity of(int64_t pid);
 
+  /// The host's name, as `host` holds it.
+  std::string host_name() const;
   /// Whether both run on one host (by host name).
   bool same_host(const ProcessIdentity& other) const;
   /// Whether it runs on the calling process's host and is still the same process (its pid

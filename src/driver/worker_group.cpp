@@ -14,10 +14,11 @@ namespace lightning::driver {
 
 namespace {
 
-// The workers `ids` of this process over `transport`, with `device_bytes` per device, sharing
-// `trace` and `wait`; a failure reported with `rank` set (>= 0) says on which rank it happened.
+// The workers `ids` of this process (at `node` on its host) over `transport`, with
+// `device_bytes` per device, sharing `trace` and `wait`; a failure reported with `rank` set
+// (>= 0) says on which rank it happened.
 std::vector<std::unique_ptr<worker::Worker>> make_workers(
-    const Config& config, const DeviceSet& devices, const std::vector<WorkerId>& ids,
+    const Config& config, NodeRank node, const DeviceSet& devices, const std::vector<WorkerId>& ids,
     uint64_t device_bytes, comm::Transport& transport, worker::TraceWriter* trace, WaitPolicy& wait,
     int rank, const WorkerEvents& events) {
   std::vector<worker::WorkerOptions> options(ids.size());
@@ -30,7 +31,7 @@ std::vector<std::unique_ptr<worker::Worker>> make_workers(
     o.trace = trace;
     o.wait = &wait;
   }
-  choose_platforms(config, options);
+  choose_platforms(config, node, options);
   std::vector<std::unique_ptr<worker::Worker>> workers;
   for (worker::WorkerOptions& o : options)
     workers.push_back(std::make_unique<worker::Worker>(
@@ -55,7 +56,7 @@ class LocalWorkers final : public WorkerGroup {
  public:
   LocalWorkers(const Config& config, int workers)
       : config_(config),
-        local_(local_devices(config)),
+        local_(local_devices(config, NodeRank{})),
         devices_(device_set_for(local_, workers)),
         count_(workers),
         wait_(config.gpu_poll) {}
@@ -71,8 +72,8 @@ class LocalWorkers final : public WorkerGroup {
     // The process drives every device.
     const uint64_t device_bytes =
         config_.device_memory.value_or(default_device_memory(devices_.size()));
-    workers_ = make_workers(config_, devices_, ids, device_bytes, loopback_, trace_.get(), wait_,
-                            -1, events);
+    workers_ = make_workers(config_, NodeRank{}, devices_, ids, device_bytes, loopback_,
+                            trace_.get(), wait_, -1, events);
   }
 
   void submit(WorkerId worker, std::vector<planner::Task> tasks,
@@ -140,8 +141,8 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
       // This process drives its own devices only.
       const uint64_t device_bytes = config_.device_memory.value_or(
           default_device_memory(devices_.devices_of(WorkerId(0)).size()));
-      local_ = make_workers(config_, devices_, {WorkerId(0)}, device_bytes, cluster_->transport(),
-                            trace_.get(), wait_, 0, events_);
+      local_ = make_workers(config_, cluster_->node_rank(), devices_, {WorkerId(0)}, device_bytes,
+                            cluster_->transport(), trace_.get(), wait_, 0, events_);
       for (int r = 1; r < cluster_->size(); ++r) {
         const WorkerId w(static_cast<uint64_t>(r));
         const rpc::Message reply = cluster_->request(
@@ -214,7 +215,7 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
   // Opens a session on every worker rank; each answers with the devices it contributes.
   DeviceSet open_sessions() {
     std::vector<int> counts(static_cast<size_t>(cluster_->size()));
-    const LocalDevices local = local_devices(config_);
+    const LocalDevices local = local_devices(config_, cluster_->node_rank());
     counts[0] = local.count;
     bool gpus = local.gpus;
     const std::vector<rpc::Message> replies =

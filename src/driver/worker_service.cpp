@@ -57,7 +57,7 @@ bool WorkerService::handle(rpc::Message message) {
                    wait_ = std::make_unique<WaitPolicy>(config_.gpu_poll);  // no worker uses it now
                    rpc::DevicesOffered reply{m.session, 0, false, {}};
                    try {
-                     const LocalDevices local = local_devices(config_);
+                     const LocalDevices local = local_devices(config_, cluster_.node_rank());
                      device_count_ = local.count;
                      reply.count = local.count;
                      reply.gpus = local.gpus;
@@ -89,7 +89,7 @@ bool WorkerService::handle(rpc::Message message) {
                      o.wait = wait_.get();
                      std::vector<worker::WorkerOptions> local(1);
                      local[0] = std::move(o);
-                     choose_platforms(config_, local);
+                     choose_platforms(config_, cluster_.node_rank(), local);
                      // Completions of one burst of the scheduler go out in one message.
                      worker_ = std::make_unique<worker::Worker>(
                          std::move(local[0]), cluster_.transport(),

@@ -1,4 +1,5 @@
-// A process's node rank from its launcher's environment, and the GPUs devices=auto gives it.
+// A process's node rank from the ranks' host names and from its launcher's environment, and
+// the GPUs devices=auto gives it.
 #include "core/node_rank.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -18,6 +21,21 @@ Config::EnvLookup environment(std::map<std::string, std::string> vars) {
     auto it = vars.find(name);
     return it == vars.end() ? std::nullopt : std::optional<std::string>(it->second);
   };
+}
+
+TEST(NodeRank, IsTheRanksPlaceAmongThoseOnItsHost) {
+  // Ranks placed round-robin over three hosts, as `mpirun --map-by node` does.
+  const std::vector<std::string> hosts = {"a", "b", "c", "a", "b", "c", "a"};
+  const std::vector<std::pair<int, int>> expected = {{0, 3}, {0, 2}, {0, 2}, {1, 3},
+                                                     {1, 2}, {1, 2}, {2, 3}};
+  for (int r = 0; r < static_cast<int>(hosts.size()); ++r) {
+    const NodeRank n = node_rank_among(hosts, r);
+    EXPECT_EQ(n.local_rank, expected[static_cast<size_t>(r)].first) << "rank " << r;
+    EXPECT_EQ(n.local_size, expected[static_cast<size_t>(r)].second) << "rank " << r;
+  }
+  const NodeRank alone = node_rank_among({"a"}, 0);
+  EXPECT_EQ(alone.local_rank, 0);
+  EXPECT_EQ(alone.local_size, 1);
 }
 
 TEST(NodeRank, ComesFromTheLaunchersEnvironment) {
