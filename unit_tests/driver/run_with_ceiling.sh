@@ -16,8 +16,10 @@ while kill -0 "$command" 2>/dev/null; do
     for file in "$dir"/*.pid; do
       [ -e "$file" ] || continue
       pid=$(cat "$file")
-      # /proc/PID/stat: "PID (NAME) STATE ..."; NAME is the program's, cut to 15 characters.
-      state=$(sed -n 's/^[0-9]* (rank_fault_prog[^)]*) \([A-Z]\).*/\1/p' "/proc/$pid/stat" 2>/dev/null)
+      # /proc/PID/stat: "PID (NAME) STATE ..."; NAME, the program's cut to 15 characters,
+      # keeps a later process that reuses the pid out.
+      state=$(sed -n 's/^[0-9]* (rank_fault_prog[^)]*) \([A-Z]\).*/\1/p' "/proc/$pid/stat" \
+        2>/dev/null)
       [ -n "$state" ] && echo "$(basename "$file" .pid) $pid $state" >> "$dir/states"
     done
     kill -KILL "$command"
