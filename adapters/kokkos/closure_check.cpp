@@ -41,7 +41,12 @@ void check_closure(const std::function<std::string()>& what, const void* closure
                    const std::vector<std::pair<std::size_t, std::size_t>>& listed,
                    const KokkosToolHooks* hooks) {
   const auto* bytes = static_cast<const unsigned char*>(closure);
-  const StackRange stack = this_thread_stack();
+  // Only the live part of the stack counts: what a reference capture points at is a local of
+  // a caller, above this frame. Below it lie dead frames, whose old addresses are what the
+  // padding of a closure (after a captured float, say) holds by chance; counting the whole
+  // stack took such a padding word for a reference now and then (about one word in 500).
+  StackRange stack = this_thread_stack();
+  stack.low = std::max(stack.low, reinterpret_cast<uintptr_t>(__builtin_frame_address(0)));
   // Addresses sit at pointer-aligned places of the closure (its members are aligned).
   const auto start = reinterpret_cast<uintptr_t>(bytes);
   const std::size_t first = (sizeof(void*) - start % sizeof(void*)) % sizeof(void*);

@@ -110,6 +110,30 @@ TEST(KokkosLaunchCheck, ReferenceCapturesAndPointersToLocalsAreRefused) {
   EXPECT_EQ(h(n - 1), 2.0f);
 }
 
+/// An address in the stack's dead part, far below any frame a launch's checks run in: what
+/// a closure's padding may hold by chance (bytes of an old frame).
+__attribute__((noinline)) uintptr_t dead_stack_address(int depth) {
+  volatile char frame[1024];
+  frame[0] = static_cast<char>(depth);
+  if (depth > 0) return dead_stack_address(depth - 1) + static_cast<uintptr_t>(frame[0] & 0);
+  return reinterpret_cast<uintptr_t>(&frame[0]);
+}
+
+TEST(KokkosLaunchCheck, AnOldStackAddressInAClosureIsNoReference) {
+  // An annotated lambda's captures are not listed, so every word of its closure is looked at;
+  // one that holds a dead frame's address (as the padding after a captured float may, by
+  // chance) must not be taken for a reference capture.
+  const int n = 16;
+  LView<int64_t*> y("y", n);
+  const uintptr_t old_address = dead_stack_address(64);
+  Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(0, n),
+                       lightning::annotate(
+                           "global i => write y[i]", KOKKOS_LAMBDA(const int i) {
+                             y(i) = static_cast<int64_t>(old_address % 7);
+                           }));
+  EXPECT_EQ(lk_test::to_host(y)(n - 1), static_cast<int64_t>(old_address % 7));
+}
+
 /// Listed numbers (a float with padding after it, an integer) and a pointer the functor
 /// does not list.
 struct PaddedScale {
