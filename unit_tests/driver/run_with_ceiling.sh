@@ -1,4 +1,5 @@
 #!/bin/sh
+# For check_rank_fault.cmake, whose rank_fault_program leaves its pids in DIR.
 # run_with_ceiling.sh SECONDS DIR COMMAND...: runs COMMAND (mpirun) and kills it, alone, if it
 # still runs after SECONDS, exiting 124. Just before, it writes DIR/states: one line "NAME PID
 # STATE" per DIR/NAME.pid whose process lives (STATE as in /proc: R, S, T stopped, Z ended but

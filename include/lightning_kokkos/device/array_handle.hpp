@@ -18,8 +18,9 @@ namespace lightning {
 /// box's first element, so kernels index exactly as over the whole array. A chunk is dense
 /// and row-major, so the last axis's stride is always 1: the accessors leave it out, which
 /// lets the compiler see unit-stride loops (one multiply less per access, and vector code).
-/// `extent` is the whole array's. The runtime writes these fields into the kernel's bytes before each run
-/// (see RawArrayHandle), so the layout is fixed: data, offset, stride[Rank], extent[Rank].
+/// `extent` is the whole array's. The runtime writes these fields into the kernel's bytes
+/// before each run (see RawArrayHandle), so the layout is fixed: data, offset, stride[Rank],
+/// extent[Rank].
 template <class T, int Rank>
 struct ArrayHandle {
   static_assert(Rank >= 1 && Rank <= 3, "arrays have 1 to 3 axes");
