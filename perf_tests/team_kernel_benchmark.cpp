@@ -3,8 +3,9 @@
 // row j over its threads (TeamThreadRange), one thread adding y(j) times that to the sum.
 // The native kernel is what Kokkos' CUDA back-end would run: a block of team-size threads
 // per team, blocks stepping over the rows, a warp-shuffle reduction per row, one partial per
-// block summed on the host. One warm-up each, then the median of R runs (each: launch, wait
-// for the value); the values compared. Prints one JSON object; exits 77 without a GPU.
+// block summed on the host. One warm-up each, then R runs of each, alternately (each: launch,
+// wait for the value); the medians and every run's time printed, the values compared. Prints one
+// JSON object; exits 77 without a GPU.
 //
 //   team_kernel_benchmark [--rows=M] [--cols=N] [--team=T] [--repeats=R]
 #include <CLI/CLI.hpp>
@@ -96,11 +97,11 @@ int main(int argc, char* argv[]) {
     void* params[] = {&rows, &cols, &da, &dx, &dy, &dp};
     const unsigned grid[3] = {unsigned(blocks), 1, 1}, block[3] = {1, unsigned(team), 1};
     double native_value = 0;
-    const double native_s = perf::timed(repeats, [&] {
+    auto native_run = [&] {
       native.launch(f, grid, block, 0, params);
       native_value = 0;
       for (double p : native.download<double>(dp, size_t(blocks))) native_value += p;
-    });
+    };
 
     // Through the runtime: A in one chunk, one superblock of every team.
     auto A = allocate<View<double**>>("A", dist::rows(rows), rows, cols);
@@ -114,10 +115,19 @@ int main(int argc, char* argv[]) {
     const bench::TeamYAx kernel{A, X, Y};
     const Distributed space(work::block(int64_t{rows} * team));
     double runtime_value = 0;
-    const double runtime_s = perf::timed(repeats, [&] {
+    auto runtime_run = [&] {
       Kokkos::parallel_reduce("yAx", Kokkos::TeamPolicy<Distributed>(space, rows, team), kernel,
                               runtime_value);
-    });
+    };
+
+    // Alternately, so that the machine's drift reaches both alike.
+    native_run();
+    runtime_run();
+    std::vector<double> native_runs, runtime_runs;
+    for (int r = 0; r < repeats; ++r) {
+      native_runs.push_back(perf::run_times(1, native_run, false).front());
+      runtime_runs.push_back(perf::run_times(1, runtime_run, false).front());
+    }
 
     double expected = 0;
     for (int j = 0; j < rows; ++j) {
@@ -126,15 +136,27 @@ int main(int argc, char* argv[]) {
       expected += y[size_t(j)] * row;
     }
     const double bytes = 8.0 * (double(rows) * cols + cols + rows);
+    const double native_s = perf::median(native_runs), runtime_s = perf::median(runtime_runs);
+    auto list = [](const std::vector<double>& runs) {
+      std::string s;
+      char text[32];
+      for (double r : runs) {
+        std::snprintf(text, sizeof(text), "%s%.6f", s.empty() ? "" : ", ", r);
+        s += text;
+      }
+      return "[" + s + "]";
+    };
     std::printf(
         "{\"benchmark\": \"team_kernels\", \"gpu\": \"%s\", \"repeats\": %d, \"kernels\": [\n"
         "  {\"kernel\": \"team_yax\", \"rows\": %d, \"cols\": %d, \"team\": %d, \"blocks\": %d, "
         "\"native_s\": %.6f, \"runtime_s\": %.6f, \"overhead_percent\": %.2f, "
         "\"native_GBps\": %.1f, \"runtime_GBps\": %.1f, \"native_value\": %.17g, "
-        "\"runtime_value\": %.17g, \"expected\": %.17g}\n]}\n",
+        "\"runtime_value\": %.17g, \"expected\": %.17g,\n   \"native_runs_s\": %s, "
+        "\"runtime_runs_s\": %s}\n]}\n",
         gpu.name.c_str(), repeats, rows, cols, team, blocks, native_s, runtime_s,
         (runtime_s / native_s - 1) * 100, bytes / native_s / 1e9, bytes / runtime_s / 1e9,
-        native_value, runtime_value, expected);
+        native_value, runtime_value, expected, list(native_runs).c_str(),
+        list(runtime_runs).c_str());
     // Integers below 2^53 in every product and partial sum: exact in any order.
     return native_value == expected && runtime_value == expected ? 0 : 1;
   } catch (const std::exception& e) {

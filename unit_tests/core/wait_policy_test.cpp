@@ -56,6 +56,32 @@ TEST(WaitPolicy, WhileAGpuWorksAWaitPollsUntilReady) {
   later.join();
 }
 
+// After the GPU's last operation ends, a wait polls on for kAfterGpu: the next launch of a
+// loop comes within microseconds of the last one's value, and the threads it passes through
+// would otherwise each be asleep.
+TEST(WaitPolicy, AWaitPollsOnForAWhileAfterTheGpuWentIdle) {
+  WaitPolicy policy(std::chrono::seconds(60));
+  auto kernel = std::make_unique<GpuOperationCount>(&policy);
+  const auto before_end = Clock::now();
+  kernel.reset();
+  EXPECT_FALSE(WaitPolicy::poll(&policy, [] { return false; }));
+  EXPECT_GE(Clock::now() - before_end, WaitPolicy::kAfterGpu);
+  // Long after, only the short poll.
+  std::this_thread::sleep_for(2 * WaitPolicy::kAfterGpu);
+  const auto start = Clock::now();
+  EXPECT_FALSE(WaitPolicy::poll(&policy, [] { return false; }));
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
+
+  // Never longer than gpu_poll: a policy of 200 µs polls on for 200 µs at most.
+  WaitPolicy brief(std::chrono::microseconds(200));
+  { const GpuOperationCount op(&brief); }
+  EXPECT_TRUE(brief.gpu_busy_or_just_idle(Clock::now()));
+  EXPECT_FALSE(brief.gpu_busy_or_just_idle(Clock::now() + std::chrono::microseconds(200)));
+  WaitPolicy none(std::chrono::microseconds(0));
+  { const GpuOperationCount op(&none); }
+  EXPECT_FALSE(none.gpu_busy_or_just_idle(Clock::now()));
+}
+
 // The poll ends when the GPU's last operation does (or at gpu_poll), so a thread never polls
 // an idle machine for long.
 TEST(WaitPolicy, AWaitStopsPollingWhenTheGpuIsDoneOrAtTheLimit) {
