@@ -39,6 +39,7 @@ StackRange this_thread_stack() {
 
 void check_closure(const std::function<std::string()>& what, const void* closure, std::size_t size,
                    const std::vector<std::pair<std::size_t, std::size_t>>& listed,
+                   const std::vector<std::pair<std::size_t, std::size_t>>* padding,
                    const KokkosToolHooks* hooks) {
   const auto* bytes = static_cast<const unsigned char*>(closure);
   // Only the live part of the stack counts: what a reference capture points at is a local of
@@ -57,6 +58,10 @@ void check_closure(const std::function<std::string()>& what, const void* closure
     if (std::any_of(listed.begin(), listed.end(), overlaps)) continue;
     uintptr_t word = 0;
     std::memcpy(&word, bytes + at, sizeof word);
+    if (padding)
+      for (const auto& [begin, end] : *padding)
+        for (std::size_t b = std::max(begin, at); b < std::min(end, at + sizeof word); ++b)
+          reinterpret_cast<unsigned char*>(&word)[b - at] = 0;
     if (word == 0) continue;
     if (word >= stack.low && word < stack.high)
       throw Error(ErrorKind::kInvalidArgument,

@@ -21,9 +21,11 @@ class KokkosToolHooks;
 /// Pointers to other heap memory cannot be told from numbers and pass. Words that overlap a
 /// listed member (`listed`: byte ranges [begin, end) of the closure, a LIGHTNING_KERNEL's
 /// members or a LIGHTNING_LAMBDA's captures) are not looked at: a number there, with the
-/// padding beside it, may look like any address.
+/// padding beside it, may look like any address. The bytes of `padding` (ranges, null: none)
+/// count as zeros: what they hold is left over from before the closure was made.
 void check_closure(const std::function<std::string()>& what, const void* closure, std::size_t size,
                    const std::vector<std::pair<std::size_t, std::size_t>>& listed,
+                   const std::vector<std::pair<std::size_t, std::size_t>>* padding,
                    const KokkosToolHooks* hooks);
 
 }  // namespace lightning::detail

@@ -340,7 +340,8 @@ void launch_kernel(Dispatch dispatch) {
     }
   }
   check_closure(what, static_cast<const unsigned char*>(dispatch.functor) + dispatch.values_begin,
-                dispatch.values_end - dispatch.values_begin, listed, state().tool_hooks.get());
+                dispatch.values_end - dispatch.values_begin, listed, dispatch.padding,
+                state().tool_hooks.get());
   if (dispatch.team) {
     const std::string violation = dispatch.team->limit_violation();
     if (!violation.empty())

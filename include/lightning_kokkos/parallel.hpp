@@ -5,12 +5,15 @@
 #pragma once
 
 #include <Kokkos_Core.hpp>
+#include <cstring>
 #include <exception>
 #include <memory>
+#include <new>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <typeinfo>
+#include <utility>
 #include <vector>
 
 #include "lightning_kokkos/annotate.hpp"
@@ -35,6 +38,42 @@ struct ScanTarget {
   void* total = nullptr;
 };
 
+/// Byte ranges [begin, end) of an object.
+using ByteRanges = std::vector<std::pair<std::size_t, std::size_t>>;
+
+/// The padding of closure type L: the bytes a copy leaves as it finds them, found once per
+/// type by copying `closure` into storage of zeros and into storage of ones (the bytes that
+/// differ). Empty for a trivially copyable L, whose copies may copy the padding too, and
+/// where the compiler's copy does. The closure check ignores these bytes, whose old contents
+/// may look like any address.
+template <class L>
+const ByteRanges& closure_padding(const L& closure) {
+  static const ByteRanges padding = [&] {
+    ByteRanges ranges;
+    if constexpr (!std::is_trivially_copyable_v<L>) {
+      struct alignas(L) Storage {
+        unsigned char bytes[sizeof(L)];
+      };
+      Storage zeros, ones;
+      std::memset(zeros.bytes, 0x00, sizeof(L));
+      std::memset(ones.bytes, 0xff, sizeof(L));
+      L* a = ::new (static_cast<void*>(zeros.bytes)) L(closure);
+      L* b = ::new (static_cast<void*>(ones.bytes)) L(closure);
+      for (std::size_t i = 0; i < sizeof(L); ++i) {
+        if (zeros.bytes[i] == ones.bytes[i]) continue;
+        if (!ranges.empty() && ranges.back().second == i)
+          ranges.back().second = i + 1;
+        else
+          ranges.emplace_back(i, i + 1);
+      }
+      a->~L();
+      b->~L();
+    }
+    return ranges;
+  }();
+  return padding;
+}
+
 /// One Kokkos dispatch on lightning::Distributed, as the specialisations below hand it to the
 /// runtime.
 struct Dispatch {
@@ -43,6 +82,8 @@ struct Dispatch {
   /// The bytes of `functor` that hold the program's values (a lambda's captures, a functor's
   /// members), checked for host addresses that cannot travel.
   std::size_t values_begin = 0, values_end = 0;
+  /// Padding among those bytes (ranges from values_begin; null: none known), not checked.
+  const ByteRanges* padding = nullptr;
   std::vector<ArrayId> arrays;  ///< per kernel parameter
   int rank = 1;                 ///< of the index box [lower, upper)
   int64_t lower[3] = {}, upper[3] = {};
@@ -141,6 +182,7 @@ void describe_kernel(const F& f, const void* bytes, Dispatch& d,
     const auto* lambda = reinterpret_cast<const unsigned char*>(std::addressof(f.lambda));
     d.values_begin = static_cast<std::size_t>(lambda - base);
     d.values_end = d.values_begin + sizeof(f.lambda);
+    d.padding = &closure_padding(f.lambda);
     lambda_description =
         describe_lambda(f.annotation, lambda, sizeof(f.lambda), d.values_begin, d.arrays);
     d.kernel = LambdaKernel<decltype(f.lambda)>::id;

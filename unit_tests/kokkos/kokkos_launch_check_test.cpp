@@ -4,6 +4,8 @@
 // mpirun (np 2, 3): the same errors on every rank count, and the runtime stays usable.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cstdint>
 #include <string>
 
@@ -132,6 +134,48 @@ TEST(KokkosLaunchCheck, AnOldStackAddressInAClosureIsNoReference) {
                              y(i) = static_cast<int64_t>(old_address % 7);
                            }));
   EXPECT_EQ(lk_test::to_host(y)(n - 1), static_cast<int64_t>(old_address % 7));
+}
+
+/// Fills the stack below the caller's frame with `word`: the storage of what the caller
+/// calls next (a launch's copies of a closure) holds it where nothing is written over it.
+__attribute__((noinline)) void fill_stack_below(uintptr_t word) {
+  volatile uintptr_t below[4096];
+  for (volatile uintptr_t& w : below) w = word;
+}
+
+/// Launches `body` annotated to write y[i], i < n, from a frame below the caller's.
+template <class Body>
+__attribute__((noinline)) void launch_writing_y(const Body& body, int n) {
+  Kokkos::parallel_for(Kokkos::RangePolicy<Exec>(0, n),
+                       lightning::annotate("global i => write y[i]", body));
+}
+
+TEST(KokkosLaunchCheck, PaddingThatReadsAsALiveStackAddressIsNoReference) {
+  // The padding after a captured float keeps what the closure's storage held before. Here
+  // the storage below this frame holds the address of a local of this frame, and the float's
+  // bits are that address's lower half: the word of the float and its padding reads as the
+  // address of a live local, as it may by chance (about one word in 10^5).
+  const int n = 16;
+  LView<int64_t*> y("y", n);
+  int64_t local = 0;
+  const auto address = reinterpret_cast<uintptr_t>(&local);
+  const auto low = static_cast<uint32_t>(address);
+  float bits = 0;
+  std::memcpy(&bits, &low, sizeof bits);
+  auto body = KOKKOS_LAMBDA(const int i) {
+    uint32_t value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    y(i) = static_cast<int64_t>(value % 7);
+  };
+  // The closure is a View and a float: 4 bytes of it are padding, which a copy leaves alone.
+  static_assert(sizeof(body) == sizeof(LView<int64_t*>) + 8);
+  const lightning::detail::ByteRanges& padding = lightning::detail::closure_padding(body);
+  ASSERT_EQ(padding.size(), 1u);
+  EXPECT_EQ(padding[0].second - padding[0].first, 4u);
+  fill_stack_below(address);
+  launch_writing_y(body, n);
+  EXPECT_EQ(lk_test::to_host(y)(n - 1), static_cast<int64_t>(low % 7));
+  local = 1;
 }
 
 /// Listed numbers (a float with padding after it, an integer) and a pointer the functor
