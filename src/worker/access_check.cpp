@@ -1,5 +1,6 @@
 #include "worker/access_check.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -60,14 +61,34 @@ void AccessCheck::add(uint8_t* functor, const kernel::ArraySlot& slot, BoxBuffer
               sizeof offset);
 }
 
+namespace {
+
+/// `region` of `chunk`, packed row-major.
+std::vector<unsigned char> packed(ConstBoxBuffer chunk, const Rect& region) {
+  std::vector<unsigned char> bytes(static_cast<size_t>(region.volume()) * chunk.elem_size);
+  pack_region(bytes.data(), chunk, region);
+  return bytes;
+}
+
+void mark(BoxBuffer chunk, const Rect& region, unsigned char byte) {
+  const std::vector<unsigned char> marker(chunk.elem_size, byte);
+  fill_region(chunk, region, marker.data());
+}
+
+}  // namespace
+
 void AccessCheck::before() {
   snapshots_.assign(arrays_.size(), {});
+  written_before_.assign(arrays_.size(), {});
+  first_run_.assign(arrays_.size(), {});
+  const bool overwrites =
+      std::any_of(arrays_.begin(), arrays_.end(), [](const Array& a) { return a.overwritten(); });
   for (size_t i = 0; i < arrays_.size(); ++i) {
     const Array& a = arrays_[i];
-    if (a.overwritten()) {
-      const std::vector<unsigned char> marker(a.chunk.elem_size, kUnwrittenByte);
-      fill_region(a.chunk, a.region, marker.data());
-    }
+    if (a.overwritten()) mark(a.chunk, a.region, kUnwrittenByte);
+    // A second run (see before_second_run) must find what the first one did.
+    if (overwrites && !a.read_only() && !a.overwritten() && !a.region.empty())
+      written_before_[i] = packed(a.chunk, a.region);
     if (!a.read_only()) continue;
     snapshots_[i].resize(static_cast<size_t>(a.region.volume()) * a.chunk.elem_size);
     copy_region({snapshots_[i].data(), a.region, a.chunk.elem_size}, a.chunk, a.region);
@@ -88,6 +109,59 @@ std::optional<planner::AccessViolation> AccessCheck::after() const {
     now.push_back(arrays_[i].chunk);
   }
   return first_violation(before, now);
+}
+
+void AccessCheck::before_second_run() {
+  for (size_t i = 0; i < arrays_.size(); ++i) {
+    Array& a = arrays_[i];
+    a.view.outside_count = 0;
+    if (a.overwritten()) {
+      first_run_[i] = packed(a.chunk, a.region);
+      mark(a.chunk, a.region, kSecondUnwrittenByte);
+    } else if (i < written_before_.size() && !written_before_[i].empty()) {
+      unpack_region(a.chunk, written_before_[i].data(), a.region);
+    }
+  }
+}
+
+std::optional<planner::AccessViolation> AccessCheck::after_second_run() const {
+  if (std::optional<planner::AccessViolation> v = after();
+      v && v->kind != planner::AccessViolation::Kind::kNotWritten)
+    return v;
+  std::vector<std::vector<unsigned char>> second(arrays_.size());
+  std::vector<const void*> first_views(arrays_.size(), nullptr),
+      second_views(arrays_.size(), nullptr);
+  for (size_t i = 0; i < arrays_.size(); ++i) {
+    if (!arrays_[i].overwritten() || i >= first_run_.size() || first_run_[i].empty()) continue;
+    second[i] = packed(arrays_[i].chunk, arrays_[i].region);
+    first_views[i] = first_run_[i].data();
+    second_views[i] = second[i].data();
+  }
+  return unwritten_in_both_runs(first_views, second_views);
+}
+
+std::optional<planner::AccessViolation> AccessCheck::unwritten_in_both_runs(
+    const std::vector<const void*>& first, const std::vector<const void*>& second) const {
+  for (size_t i = 0; i < arrays_.size() && i < first.size() && i < second.size(); ++i) {
+    const Array& a = arrays_[i];
+    if (!a.overwritten() || !first[i] || !second[i]) continue;
+    // Elements the first run left with its marker keep what the second left; the others
+    // are cleared, so that only an element neither run wrote holds the second marker.
+    const size_t e = a.chunk.elem_size, bytes = static_cast<size_t>(a.region.volume()) * e;
+    const auto* after_first = static_cast<const unsigned char*>(first[i]);
+    const auto* after_second = static_cast<const unsigned char*>(second[i]);
+    std::vector<unsigned char> neither(after_second, after_second + bytes);
+    for (size_t at = 0; at < bytes; at += e)
+      if (!std::all_of(after_first + at, after_first + at + e,
+                       [](unsigned char b) { return b == kUnwrittenByte; }))
+        std::fill(neither.begin() + static_cast<std::ptrdiff_t>(at),
+                  neither.begin() + static_cast<std::ptrdiff_t>(at + e), 0);
+    if (std::optional<Point> p =
+            first_element_of_bytes({neither.data(), a.region, e}, a.region, kSecondUnwrittenByte))
+      return planner::AccessViolation{a.param, *p, a.region, a.mode,
+                                      planner::AccessViolation::Kind::kNotWritten};
+  }
+  return std::nullopt;
 }
 
 std::optional<planner::AccessViolation> AccessCheck::after(

@@ -33,6 +33,9 @@ class AccessCheck {
   /// after it was not written (or was written with exactly these bytes: -1515870811 as an
   /// int32, about -2.9e-16 as a float, 165 as a uint8).
   static constexpr unsigned char kUnwrittenByte = 0xA5;
+  /// The marker of a second run (host devices), which tells an element the kernel wrote with
+  /// kUnwrittenByte's bytes from one it left alone.
+  static constexpr unsigned char kSecondUnwrittenByte = 0x5A;
 
   /// Makes the handle at `slot` of `functor` (already bound to `chunk`) a checked one that
   /// may touch `region` (inside the chunk's box) in `mode`.
@@ -40,11 +43,29 @@ class AccessCheck {
            planner::ChunkAccessMode mode);
 
   /// Host devices, before the run: points the handles of read-only regions at private copies
-  /// of them (a write there reaches no chunk) and marks the overwritten regions.
+  /// of them (a write there reaches no chunk) and marks the overwritten regions; where there
+  /// are some, keeps the regions the run writes, for a second run.
   void before();
   /// Host devices, after the run: the first violation (by parameter order: an index outside
-  /// a region, else an element of a read-only region that changed), or none.
+  /// a region, else an element of a read-only region that changed, else an element of an
+  /// overwritten region that still holds the marker), or none.
   std::optional<planner::AccessViolation> after() const;
+  /// Host devices, after a run that after() found leaving an element of an overwritten
+  /// region with the marker's bytes, which the kernel may have written (165 into a uint8):
+  /// readies a second run over the same input. Keeps what the overwritten regions hold,
+  /// puts back the other regions the run wrote as before() found them, and marks the
+  /// overwritten regions with kSecondUnwrittenByte. The caller runs the kernel again (a
+  /// reduction from its identity) and asks after_second_run().
+  void before_second_run();
+  /// After the second run: the first element of an overwritten region that neither run
+  /// wrote (the first holding kUnwrittenByte's bytes after the first run and this one
+  /// kSecondUnwrittenByte's), or none.
+  std::optional<planner::AccessViolation> after_second_run() const;
+  /// The same for devices whose memory the host cannot address: `first[i]` and `second[i]`
+  /// are what record i's overwritten region held after each run (row-major over the region;
+  /// null for other records), after a first run that after(before, now) found so.
+  std::optional<planner::AccessViolation> unwritten_in_both_runs(
+      const std::vector<const void*>& first, const std::vector<const void*>& second) const;
 
   /// One checked handle's record.
   struct Array {
@@ -83,6 +104,10 @@ class AccessCheck {
 
   std::deque<Array> arrays_;  // a deque: the handles hold the records' addresses
   std::vector<std::vector<unsigned char>> snapshots_;  // per record; empty unless read-only
+  // Per record, row-major over its region: what a written (not overwritten) region held
+  // before the run, where a second run may be needed; what an overwritten one held after the
+  // first run, once a second one is readied. Empty otherwise.
+  std::vector<std::vector<unsigned char>> written_before_, first_run_;
 };
 
 /// The address of element `index` (global coordinates, the chunk's axis order) through the

@@ -234,6 +234,62 @@ TEST(KokkosCheckedAccess, AnOverwriteThatLeavesElementsAloneIsFound) {
   for (int i = 0; i < n; ++i) ASSERT_EQ(hy(i), 2.0f) << i;
 }
 
+/// Copies bytes, counts each index's runs and sums what it wrote.
+template <class X, class Y, class R>
+struct CopyBytes {
+  X x;
+  Y y;
+  R runs;
+  LIGHTNING_KERNEL(
+      CopyBytes, "global i => read x[i], overwrite y[i], readwrite runs[i]", (x, y, runs),
+      KOKKOS_INLINE_FUNCTION void operator()(const int i, int64_t& sum) const {
+        y(i) = x(i);
+        runs(i) += 1;
+        sum += y(i);
+      })
+};
+
+// Checked mode marks an overwritten region with bytes 0xA5 and looks for them after the run:
+// a uint8 kernel writes 165 (those bytes) as a value. Such an element is told from one left
+// alone by a second run over the same input, which must leave the program's results as one
+// run would: every value, the read-write counts, the reduction.
+TEST(KokkosCheckedAccess, AnElementWrittenWithTheMarkersBytesIsNoUnwrittenOne) {
+  const int n = 1000;
+  LView<uint8_t*> x("bytes", n), y("copied", n);
+  LView<int32_t*> runs("runs", n);
+  auto hx = Kokkos::create_mirror_view(x);
+  int64_t expected = 0;
+  for (int i = 0; i < n; ++i) {
+    hx(i) = static_cast<uint8_t>(i % 3 == 0 ? 165 : i % 256);
+    expected += hx(i);
+  }
+  Kokkos::deep_copy(x, hx);
+  const Exec space(lightning::work::block(300));
+  using Kernel = CopyBytes<LView<const uint8_t*>, LView<uint8_t*>, LView<int32_t*>>;
+  for (int launch = 1; launch <= 2; ++launch) {
+    int64_t sum = 0;
+    Kokkos::parallel_reduce("bytes", Kokkos::RangePolicy<Exec>(space, 0, n), Kernel{x, y, runs},
+                            sum);
+    EXPECT_EQ(fence_error(), "");
+    EXPECT_EQ(sum, expected);
+    auto hy = Kokkos::create_mirror_view(y);
+    auto hr = Kokkos::create_mirror_view(runs);
+    Kokkos::deep_copy(hy, y);
+    Kokkos::deep_copy(hr, runs);
+    for (int i = 0; i < n; ++i) {
+      ASSERT_EQ(hy(i), hx(i)) << i;
+      ASSERT_EQ(hr(i), launch) << i;  // each launch counted once, second runs or not
+    }
+  }
+  // An element left alone is still found among the ones written with the marker's bytes.
+  for (int i = 0; i < n; ++i) hx(i) = i == 450 ? 0 : 165;
+  Kokkos::deep_copy(x, hx);
+  Kokkos::parallel_for("masked bytes", Kokkos::RangePolicy<Exec>(space, 0, n),
+                       MaskedOverwrite<LView<const uint8_t*>, LView<uint8_t*>>{x, y});
+  const std::string e = fence_error();
+  EXPECT_TRUE(has(e, "View 'copied' (parameter 'y'): element (450) was not written")) << e;
+}
+
 TEST(KokkosCheckedAccess, WriteToAReadOnlyViewIsFound) {
   const int n = 100;
   LView<float*> in("input", n), out("output", n);

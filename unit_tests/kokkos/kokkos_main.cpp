@@ -29,7 +29,7 @@ const char* const kGpuTests =
     "KokkosReduce.OwnInitAndJoin*:KokkosArrayReduction.*:KokkosMDRange.*:KokkosLayoutLeft.*:"
     "KokkosView.DeepCopy*:KokkosCheckedAccess.APortedKernel*:KokkosCheckedAccess.ReadPast*:"
     "KokkosCheckedAccess.WriteToAReadOnly*:KokkosCheckedAccess.WritePast*:"
-    "KokkosCheckedAccess.AnOverwrite*:KokkosTeams.*:"
+    "KokkosCheckedAccess.AnOverwrite*:KokkosCheckedAccess.AnElementWritten*:KokkosTeams.*:"
     "KokkosTeamLaunchChecks.*:KokkosKernelLambda.*:KokkosReducers.*:KokkosScan.*:"
     "KokkosViewCopy.*:KokkosWorkTag.*:KokkosDispatch.VectorElementTypes*:PortedBlocks.*:"
     "KokkosSubview.*";

@@ -800,42 +800,76 @@ void CudaDevice::run_checked(KernelRun& run, Completion& c) {
         a.region);
     return block;
   };
+  // Marks an overwritten region with `byte` in every byte, before a run.
+  auto mark = [&](const worker::AccessCheck::Array& a, unsigned char byte) {
+    const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.chunk.elem_size;
+    void* marker = pinned_.allocate(bytes);
+    c.blocks.push_back(marker);
+    std::memset(marker, byte, bytes);
+    enqueue_copy(
+        compute_,
+        {a.chunk.data, a.chunk.box, a.chunk.elem_size, worker::MemorySpace::of_device(id_)},
+        {marker, a.region, a.chunk.elem_size, worker::MemorySpace::host()}, a.region);
+  };
+  bool overwrites = false;
+  for (size_t i = 0; i < n; ++i) overwrites = overwrites || check.array(i).overwritten();
+  // Where a second run may be needed, what the regions the run writes held before it.
+  std::vector<void*> written_before(n, nullptr);
   for (size_t i = 0; i < n; ++i) {
     worker::AccessCheck::Array& a = check.array(i);
-    staged[i] = a.view;
     const auto at = static_cast<int64_t>(records + i * sizeof(CheckedRegion));
     std::memcpy(run.functor.data() + a.handle_offset + offsetof(RawArrayHandle, offset), &at,
                 sizeof at);
     if (a.read_only()) before[i] = copy_out(a);
-    if (a.overwritten()) {
-      const uint64_t bytes = static_cast<uint64_t>(a.region.volume()) * a.chunk.elem_size;
-      void* marker = pinned_.allocate(bytes);
-      c.blocks.push_back(marker);
-      std::memset(marker, worker::AccessCheck::kUnwrittenByte, bytes);
-      enqueue_copy(
-          compute_,
-          {a.chunk.data, a.chunk.box, a.chunk.elem_size, worker::MemorySpace::of_device(id_)},
-          {marker, a.region, a.chunk.elem_size, worker::MemorySpace::host()}, a.region);
+    if (overwrites && !a.read_only() && !a.overwritten() && !a.region.empty())
+      written_before[i] = copy_out(a);
+    if (a.overwritten()) mark(a, worker::AccessCheck::kUnwrittenByte);
+  }
+  // One run with its records; `after` gets what the checked regions hold after it.
+  auto run_once = [&] {
+    for (size_t i = 0; i < n; ++i) staged[i] = check.array(i).view;
+    api_.check(
+        api_.cuMemcpyAsync(records, reinterpret_cast<CUdeviceptr>(staged), record_bytes, compute_),
+        "cuMemcpyAsync", "while copying the checked-mode records of '" + run.name + "'");
+    issue_launch(run, c);
+    api_.check(
+        api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(staged), records, record_bytes, compute_),
+        "cuMemcpyAsync", "while copying back the checked-mode records of '" + run.name + "'");
+    for (size_t i = 0; i < n; ++i)
+      if (before[i] || check.array(i).overwritten()) after[i] = copy_out(check.array(i));
+    api_.check(api_.cuStreamSynchronize(compute_), "cuStreamSynchronize",
+               "while running '" + run.name + "' in checked mode on " + id_.to_string());
+    for (size_t i = 0; i < n; ++i) {
+      worker::AccessCheck::Array& a = check.array(i);
+      a.view.outside_count = staged[i].outside_count;
+      std::copy(staged[i].first_outside, staged[i].first_outside + 3, a.view.first_outside);
     }
+  };
+  run_once();
+  std::optional<planner::AccessViolation> v = check.after(before, after);
+  if (v && v->kind == planner::AccessViolation::Kind::kNotWritten) {
+    // The element may hold what the kernel wrote (165 into a uint8): a second run over the
+    // same input, with another marker, tells (AccessCheck::before_second_run on the host).
+    std::vector<const void*> first(n, nullptr);
+    for (size_t i = 0; i < n; ++i) {
+      const worker::AccessCheck::Array& a = check.array(i);
+      if (a.overwritten()) {
+        first[i] = after[i];
+        mark(a, worker::AccessCheck::kSecondUnwrittenByte);
+      } else if (written_before[i]) {
+        enqueue_copy(
+            compute_,
+            {a.chunk.data, a.chunk.box, a.chunk.elem_size, worker::MemorySpace::of_device(id_)},
+            {written_before[i], a.region, a.chunk.elem_size, worker::MemorySpace::host()},
+            a.region);
+      }
+    }
+    run_once();
+    v = check.after(before, after);
+    if (!v || v->kind == planner::AccessViolation::Kind::kNotWritten)
+      v = check.unwritten_in_both_runs(first, after);
   }
-  api_.check(
-      api_.cuMemcpyAsync(records, reinterpret_cast<CUdeviceptr>(staged), record_bytes, compute_),
-      "cuMemcpyAsync", "while copying the checked-mode records of '" + run.name + "'");
-  issue_launch(run, c);
-  api_.check(
-      api_.cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(staged), records, record_bytes, compute_),
-      "cuMemcpyAsync", "while copying back the checked-mode records of '" + run.name + "'");
-  for (size_t i = 0; i < n; ++i)
-    if (before[i] || check.array(i).overwritten()) after[i] = copy_out(check.array(i));
-  api_.check(api_.cuStreamSynchronize(compute_), "cuStreamSynchronize",
-             "while running '" + run.name + "' in checked mode on " + id_.to_string());
-  for (size_t i = 0; i < n; ++i) {
-    worker::AccessCheck::Array& a = check.array(i);
-    a.view.outside_count = staged[i].outside_count;
-    std::copy(staged[i].first_outside, staged[i].first_outside + 3, a.view.first_outside);
-  }
-  if (std::optional<planner::AccessViolation> v = check.after(before, after))
-    throw planner::AccessViolationError(std::move(*v));
+  if (v) throw planner::AccessViolationError(std::move(*v));
 }
 
 // The compute thread queues the copies of the job's device buffers to pinned blocks on the
