@@ -30,11 +30,11 @@ namespace lightning::worker {
 class AccessCheck {
  public:
   /// What an overwritten region holds before the run: an element whose bytes are all this
-  /// after it was not written (or was written with exactly these bytes: -1515870811 as an
-  /// int32, about -2.9e-16 as a float, 165 as a uint8).
+  /// after it was not written, or was written with exactly these bytes (-1515870811 as an
+  /// int32, 165 as a uint8), which a second run tells apart.
   static constexpr unsigned char kUnwrittenByte = 0xA5;
-  /// The marker of a second run (host devices), which tells an element the kernel wrote with
-  /// kUnwrittenByte's bytes from one it left alone.
+  /// The marker of that second run (host devices and GPUs), which tells an element the kernel
+  /// wrote with kUnwrittenByte's bytes from one it left alone.
   static constexpr unsigned char kSecondUnwrittenByte = 0x5A;
 
   /// Makes the handle at `slot` of `functor` (already bound to `chunk`) a checked one that
