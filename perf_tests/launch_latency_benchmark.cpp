@@ -10,15 +10,18 @@
 // Also: the program thread's own time for the saxpy calls (before the fence), and a chain of
 // independent saxpy launches (over 8 arrays in turn). With --superblocks=S the lightning
 // arrays are cut into S chunks per device, so each launch is S superblocks per device.
+// --only=saxpy,dot,... runs only those chains (saxpy, independent, dot, team_dot; the others
+// print 0), e.g. to profile one.
 //
 //   launch_latency_benchmark [--size=N] [--launches=L] [--repeats=R] [--superblocks=S]
-//                            [--native-gpu] [--lightning-devices=...]
+//                            [--only=CHAIN,...] [--native-gpu] [--lightning-devices=...]
 #include <CLI/CLI.hpp>
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,9 +54,30 @@ constexpr int64_t kTeamElements = 256;
 /// Arrays the independent chain cycles through: consecutive launches share no data.
 constexpr int kIndependent = 8;
 
-/// The chains on `Exec`, each the median of `repeats` runs of `launches` launches.
+/// a / b, or 0 where a chain did not run.
+inline double ratio(double a, double b) {
+  return a > 0 && b > 0 ? a / b : 0.0;
+}
+
+/// Which chains run (all when `only` is empty).
+struct ChainSet {
+  std::vector<std::string> only;
+  bool operator()(const std::string& chain) const {
+    return only.empty() || std::find(only.begin(), only.end(), chain) != only.end();
+  }
+};
+
+/// Seconds of `run` (perf::timed) if `chain` is wanted, else 0.
+inline double timed_if(const ChainSet& wanted, const char* chain, int repeats,
+                       const std::function<void()>& run) {
+  return wanted(chain) ? perf::timed(repeats, run) : 0.0;
+}
+
+/// The chains on `Exec` that `wanted` names, each the median of `repeats` runs of `launches`
+/// launches.
 template <class Exec, class V, class Make>
-Chains chains(int64_t n, int launches, int repeats, Make make, const Exec& space, double& value) {
+Chains chains(int64_t n, int launches, int repeats, const ChainSet& wanted, Make make,
+              const Exec& space, double& value) {
   V x = make("x"), y = make("y");
   std::vector<V> ys;
   for (int k = 0; k < kIndependent; ++k) ys.push_back(make("y_k"));
@@ -64,20 +88,20 @@ Chains chains(int64_t n, int launches, int repeats, Make make, const Exec& space
   const Kokkos::RangePolicy<Exec> all(space, 0, n);
   Chains c;
   std::vector<double> issue;
-  c.saxpy = perf::timed(repeats, [&] {
+  c.saxpy = timed_if(wanted, "saxpy", repeats, [&] {
     const auto start = std::chrono::steady_clock::now();
     for (int l = 0; l < launches; ++l) Kokkos::parallel_for("saxpy", all, Saxpy<CV, V>{x, y, 0.5f});
     issue.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     Kokkos::fence();
   });
-  c.saxpy_issue = perf::median(issue);
-  c.independent = perf::timed(repeats, [&] {
+  c.saxpy_issue = issue.empty() ? 0.0 : perf::median(issue);
+  c.independent = timed_if(wanted, "independent", repeats, [&] {
     for (int l = 0; l < launches; ++l)
       Kokkos::parallel_for("saxpy_k", all, Saxpy<CV, V>{x, ys[l % kIndependent], 0.5f});
     Kokkos::fence();
   });
-  c.dot = perf::timed(repeats, [&] {
+  c.dot = timed_if(wanted, "dot", repeats, [&] {
     for (int l = 0; l < launches; ++l) Kokkos::parallel_reduce("dot", all, Dot<CV>{x, y}, value);
   });
   using Team = Kokkos::TeamPolicy<Exec>;
@@ -85,11 +109,12 @@ Chains chains(int64_t n, int launches, int repeats, Make make, const Exec& space
   const perf_kernels::TeamDot<CV, typename Team::member_type> team_dot{x, y, kTeamElements};
   const Team teams(space, static_cast<int>(league), Kokkos::AUTO);
   double team_value = 0;
-  c.team_dot = perf::timed(repeats, [&] {
+  c.team_dot = timed_if(wanted, "team_dot", repeats, [&] {
     for (int l = 0; l < launches; ++l)
       Kokkos::parallel_reduce("team_dot", teams, team_dot, team_value);
   });
-  if (team_value != value) value = -1;  // the two dots disagree: reported as different values
+  // The two dots disagree: reported as different values.
+  if (wanted("dot") && wanted("team_dot") && team_value != value) value = -1;
   for (double* t : {&c.saxpy, &c.saxpy_issue, &c.independent, &c.dot, &c.team_dot})
     *t *= 1e6 / launches;
   return c;
@@ -215,6 +240,10 @@ int main(int argc, char* argv[]) {
   app.add_option("--repeats", repeats, "runs (the median is kept)")->check(CLI::Range(1, 1000));
   app.add_option("--superblocks", superblocks, "lightning chunks (superblocks) per device")
       ->check(CLI::Range(1, 4096));
+  bench::ChainSet wanted;
+  app.add_option("--only", wanted.only, "run only these chains")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"saxpy", "independent", "dot", "team_dot"}));
   app.add_flag("--native-gpu", native_gpu, "also the native CUDA chain on GPU 0");
   CLI11_PARSE(app, argc, argv);
 
@@ -223,12 +252,12 @@ int main(int argc, char* argv[]) {
   using Dist = lightning::View<float*>;
   double host_value = 0, dist_value = 0;
   const auto host = bench::chains<Host, HostView>(
-      n, launches, repeats, [&](const char* label) { return HostView(std::string(label), n); },
-      Host(), host_value);
+      n, launches, repeats, wanted,
+      [&](const char* label) { return HostView(std::string(label), n); }, Host(), host_value);
   const int64_t parts = int64_t{superblocks} * lightning::Distributed::concurrency();
   const int64_t chunk = std::max<int64_t>(1, (n + parts - 1) / parts);
   const auto dist = bench::chains<lightning::Distributed, Dist>(
-      n, launches, repeats,
+      n, launches, repeats, wanted,
       [&](const char* label) {
         return lightning::allocate<Dist>(std::string(label), lightning::dist::block(chunk), n);
       },
@@ -244,9 +273,11 @@ int main(int argc, char* argv[]) {
       "\"team_dot_us\": {\"lightning\": %.2f, \"host_space\": %.2f, \"ratio\": %.2f}, "
       "\"same_value\": %s",
       static_cast<long long>(n), launches, repeats, lightning::Distributed::concurrency(),
-      superblocks, Host::name(), dist.saxpy, dist.saxpy_issue, host.saxpy, dist.saxpy / host.saxpy,
-      dist.independent, host.independent, dist.independent / host.independent, dist.dot, host.dot,
-      dist.dot / host.dot, dist.team_dot, host.team_dot, dist.team_dot / host.team_dot,
+      superblocks, Host::name(), dist.saxpy, dist.saxpy_issue, host.saxpy,
+      bench::ratio(dist.saxpy, host.saxpy), dist.independent, host.independent,
+      bench::ratio(dist.independent, host.independent), dist.dot, host.dot,
+      bench::ratio(dist.dot, host.dot), dist.team_dot, host.team_dot,
+      bench::ratio(dist.team_dot, host.team_dot),
       host_value == dist_value && host_value >= 0 ? "true" : "false");
 #if LIGHTNING_HAVE_CUDA
   if (native_gpu &&
@@ -259,7 +290,8 @@ int main(int argc, char* argv[]) {
         "\"dot_with_read\": %.2f, \"team_dot_with_read\": %.2f, \"dot_value\": %.1f}, "
         "\"lightning_vs_native\": {\"saxpy\": %.2f, \"dot\": %.2f, \"team_dot\": %.2f}",
         c.saxpy_one_sync_us, c.saxpy_sync_each_us, c.dot_us, c.team_dot_us, c.value,
-        dist.saxpy / c.saxpy_one_sync_us, dist.dot / c.dot_us, dist.team_dot / c.team_dot_us);
+        bench::ratio(dist.saxpy, c.saxpy_one_sync_us), bench::ratio(dist.dot, c.dot_us),
+        bench::ratio(dist.team_dot, c.team_dot_us));
   }
 #else
   if (native_gpu) std::fprintf(stderr, "--native-gpu: this build has no CUDA backend\n");

@@ -3,11 +3,13 @@
 // row j over its threads (TeamThreadRange), one thread adding y(j) times that to the sum.
 // The native kernel is what Kokkos' CUDA back-end would run: a block of team-size threads
 // per team, blocks stepping over the rows, a warp-shuffle reduction per row, one partial per
-// block summed on the host. One warm-up each, then R runs of each, alternately (each: launch,
-// wait for the value); the medians and every run's time printed, the values compared. Prints one
-// JSON object; exits 77 without a GPU.
+// block summed on the host. One warm-up each, then R runs of each, alternately; a run is L
+// launches back to back, each waiting for its value (the tutorial's loop of `nrepeat`; with
+// L = 1 every runtime launch follows a native run, so it also pays for waking the runtime's
+// threads, which sleep once the GPU has been idle a while). Per launch: the medians and every
+// run's time printed, the values compared. Prints one JSON object; exits 77 without a GPU.
 //
-//   team_kernel_benchmark [--rows=M] [--cols=N] [--team=T] [--repeats=R]
+//   team_kernel_benchmark [--rows=M] [--cols=N] [--team=T] [--repeats=R] [--launches=L]
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <cmath>
@@ -68,13 +70,15 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
     ScopeGuard runtime(argc, argv);
-    int rows = 65536, cols = 8192, team = 256, repeats = 7;
+    int rows = 65536, cols = 8192, team = 256, repeats = 7, launches = 1;
     CLI::App app("A team kernel through the runtime against the same kernel natively.");
     app.add_option("--rows", rows, "rows of A (teams)")->check(CLI::Range(1, 1 << 24));
     app.add_option("--cols", cols, "columns of A")->check(CLI::Range(1, 1 << 20));
     app.add_option("--team", team, "threads per team (a multiple of 32)")
         ->check(CLI::Range(32, 1024));
     app.add_option("--repeats", repeats, "timed runs (median)")->check(CLI::Range(1, 100));
+    app.add_option("--launches", launches, "launches per run, back to back")
+        ->check(CLI::Range(1, 10000));
     CLI11_PARSE(app, argc, argv);
     if (team % 32 != 0) throw std::invalid_argument("--team must be a multiple of 32");
     if (!cuda::DriverApi::available() || cuda::discover_gpus().empty()) {
@@ -124,9 +128,14 @@ int main(int argc, char* argv[]) {
     native_run();
     runtime_run();
     std::vector<double> native_runs, runtime_runs;
+    const auto loop = [launches](const auto& run) {
+      return [&run, launches] {
+        for (int l = 0; l < launches; ++l) run();
+      };
+    };
     for (int r = 0; r < repeats; ++r) {
-      native_runs.push_back(perf::run_times(1, native_run, false).front());
-      runtime_runs.push_back(perf::run_times(1, runtime_run, false).front());
+      native_runs.push_back(perf::run_times(1, loop(native_run), false).front() / launches);
+      runtime_runs.push_back(perf::run_times(1, loop(runtime_run), false).front() / launches);
     }
 
     double expected = 0;
@@ -147,13 +156,14 @@ int main(int argc, char* argv[]) {
       return "[" + s + "]";
     };
     std::printf(
-        "{\"benchmark\": \"team_kernels\", \"gpu\": \"%s\", \"repeats\": %d, \"kernels\": [\n"
+        "{\"benchmark\": \"team_kernels\", \"gpu\": \"%s\", \"repeats\": %d, "
+        "\"launches_per_run\": %d, \"kernels\": [\n"
         "  {\"kernel\": \"team_yax\", \"rows\": %d, \"cols\": %d, \"team\": %d, \"blocks\": %d, "
         "\"native_s\": %.6f, \"runtime_s\": %.6f, \"overhead_percent\": %.2f, "
         "\"native_GBps\": %.1f, \"runtime_GBps\": %.1f, \"native_value\": %.17g, "
         "\"runtime_value\": %.17g, \"expected\": %.17g,\n   \"native_runs_s\": %s, "
         "\"runtime_runs_s\": %s}\n]}\n",
-        gpu.name.c_str(), repeats, rows, cols, team, blocks, native_s, runtime_s,
+        gpu.name.c_str(), repeats, launches, rows, cols, team, blocks, native_s, runtime_s,
         (runtime_s / native_s - 1) * 100, bytes / native_s / 1e9, bytes / runtime_s / 1e9,
         native_value, runtime_value, expected, list(native_runs).c_str(),
         list(runtime_runs).c_str());

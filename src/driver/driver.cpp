@@ -24,6 +24,8 @@ Driver::Driver(const Config& config, std::unique_ptr<WorkerGroup> workers)
   workers_->start(
       {[this](TaskId t, std::optional<planner::TaskFailure> f) { on_completed(t, std::move(f)); },
        [this](const std::string& reason) { on_lost(reason); }});
+  trace_ = workers_->trace();
+  if (trace_) program_track_ = trace_->track("program");
   log().info("driver: {}, devices {}", workers_->describe(), planner_.devices().describe());
 }
 
@@ -244,6 +246,7 @@ void Driver::fill(ArrayId array, const Rect& region, const void* value) {
 }
 
 void Driver::write(ArrayId array, const Rect& region, const void* host) {
+  const auto started = trace_now();
   const planner::HostBufferId buffer = next_buffer();
   planner::Plan plan = planner_.write_from_host(array, region, buffer);
   worker::FragmentContext context;
@@ -251,18 +254,22 @@ void Driver::write(ArrayId array, const Rect& region, const void* host) {
                           {const_cast<void*>(host), region, planner_.array(array).element_size()});
   wait_for(submit(std::move(plan), std::move(context)));
   overwritten(array, region);
+  trace_program([&] { return "write " + arrays_.at(array).name; }, started);
 }
 
 void Driver::read(ArrayId array, const Rect& region, void* host) {
+  const auto started = trace_now();
   refuse_if_poisoned(array, region, "reading it");
   const planner::HostBufferId buffer = next_buffer();
   planner::Plan plan = planner_.read_to_host(array, region, buffer);
   worker::FragmentContext context;
   context.add_host_buffer(buffer.value, {host, region, planner_.array(array).element_size()});
   wait_for_value(submit(std::move(plan), std::move(context)));
+  trace_program([&] { return "read " + arrays_.at(array).name; }, started);
 }
 
 void Driver::launch(const Launch& l) {
+  const auto started = trace_now();
   const kernel::KernelInfo& info = kernel::KernelRegistry::get(l.kernel);
   const kernel::KernelDescription& described = info.described_by(l.description);
   const size_t bindings = annotations_.bound_count();
@@ -297,7 +304,12 @@ void Driver::launch(const Launch& l) {
     context.add_host_buffer(result.value, {l.result, Rect(), data.reduction.value_size});
   }
   const std::vector<TaskId> completion = submit(std::move(plan), std::move(context));
-  if (returns_value) wait_for_value(completion);
+  trace_program([&] { return "launch " + data.name; }, started);
+  if (returns_value) {
+    const auto waited = trace_now();
+    wait_for_value(completion);
+    trace_program([&] { return "value of " + data.name; }, waited);
+  }
 }
 
 std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
@@ -308,6 +320,7 @@ void Driver::fence() {
   // Every task submitted so far ends: waited for as the count of outstanding tasks reaching
   // zero, which costs no planned tasks and no round trip when everything has ended already
   // (Kokkos fences after each value a parallel_reduce returns).
+  const auto started = trace_now();
   {
     std::unique_lock<std::mutex> lock(mutex_);
     ++fencing_;
@@ -316,6 +329,7 @@ void Driver::fence() {
     if (stopped_) throw *stopped_;
   }
   planner_.retire_before(planner_.next_task());
+  trace_program([] { return std::string("fence"); }, started);
   throw_pending_error();
 }
 

@@ -114,8 +114,20 @@ class Driver final {
   void remember_names(LaunchId launch, const Launch& l, const kernel::KernelDescription& described,
                       const annotation::BoundAnnotation& bound);
   planner::HostBufferId next_buffer() { return planner::HostBufferId{next_buffer_++}; }
+  /// Records on the trace's "program" track (when tracing) a span from `start` until now of
+  /// the program's thread, called `name()` (called only when tracing).
+  template <class Name>
+  void trace_program(const Name& name, worker::TraceWriter::Clock::time_point start) const {
+    if (trace_) trace_->record(program_track_, name(), start, worker::TraceWriter::Clock::now());
+  }
+  /// Now, where the program's spans are traced (else a constant: no clock read).
+  worker::TraceWriter::Clock::time_point trace_now() const {
+    return trace_ ? worker::TraceWriter::Clock::now() : worker::TraceWriter::Clock::time_point();
+  }
 
   std::unique_ptr<WorkerGroup> workers_;  // declared first: stopped in the destructor's body
+  worker::TraceWriter* trace_ = nullptr;  // the workers', while tracing
+  int program_track_ = -1;
   Config config_;
   planner::Planner planner_;
   annotation::AnnotationCache annotations_;

@@ -64,6 +64,7 @@ class LocalWorkers final : public WorkerGroup {
   const DeviceSet& devices() const override { return devices_; }
   bool gpus_only() const override { return local_.gpus; }
   const WaitPolicy* wait_policy() const override { return &wait_; }
+  worker::TraceWriter* trace() const override { return trace_.get(); }
 
   void start(WorkerEvents events) override {
     trace_ = trace_for(config_);
@@ -132,6 +133,7 @@ class ClusterWorkers final : public WorkerGroup, private Cluster::Listener {
   const DeviceSet& devices() const override { return devices_; }
   bool gpus_only() const override { return gpus_only_; }
   const WaitPolicy* wait_policy() const override { return &wait_; }
+  worker::TraceWriter* trace() const override { return trace_.get(); }
 
   void start(WorkerEvents events) override {
     events_ = std::move(events);

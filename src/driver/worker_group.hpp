@@ -40,6 +40,9 @@ class WorkerGroup {
   /// How the program's thread waits for tasks: the policy this process's workers and GPUs
   /// share (null: poll briefly, then sleep).
   virtual const WaitPolicy* wait_policy() const { return nullptr; }
+  /// The trace this process's workers record in (null: not tracing); valid from start() to
+  /// stop(). The driver adds the program's own spans to it.
+  virtual worker::TraceWriter* trace() const { return nullptr; }
   /// Starts the workers; from then on their completions and losses go to `events`. Throws
   /// Error(kConfig) naming a worker that cannot start.
   virtual void start(WorkerEvents events) = 0;

@@ -133,6 +133,62 @@ TEST(RuntimeTrace, EveryTaskIsASliceOnItsTrack) {
     EXPECT_GT(halo_sends, 0);  // four chunks over several ranks: some travel
 }
 
+// The program's own time is a track too: each launch's call, the wait for its value, reads,
+// writes and fences, in the order the program made them, so that a trace tells
+// the program's work from the workers' latency between two kernels.
+TEST(RuntimeTrace, TheProgramsCallsAndWaitsAreSlicesOfItsTrack) {
+  const std::string path = ::testing::TempDir() + "lightning_program_trace_test.json";
+  std::remove(driver::trace_path_of_rank(path, 0).c_str());
+  double value = -1;
+  {
+    Config c = config_of({"trace", 1, 2, std::nullopt, std::nullopt});
+    c.trace = path;
+    auto driver = make_driver(c);
+    driver::Driver& d = *driver;
+    const int64_t n = 64;
+    const ArrayId a = d.create_array("a", DataType::kFloat64, Point{n}, dist::block(16));
+    std::vector<double> ones(n, 1.0);
+    d.write(a, Rect(Point{0}, Point{n}), ones.data());
+    Dot k{};
+    driver::Launch l;
+    l.kernel = kDot;
+    l.label = "dot";
+    l.functor = &k;
+    l.arrays = {a, a};
+    l.domain = Rect(Point{0}, Point{n});
+    l.block_size = Point{1};
+    l.result = &value;
+    d.launch(l);
+    const double two = 2.0;
+    d.fill(a, Rect(Point{0}, Point{n}), &two);
+    d.fence();
+    d.fence();  // nothing left to wait for: a slice all the same
+    std::vector<double> back(n);
+    d.read(a, Rect(Point{0}, Point{n}), back.data());
+    d.delete_array(a);
+  }
+  EXPECT_EQ(value, 64.0);
+  std::ifstream in(driver::trace_path_of_rank(path, 0));
+  ASSERT_TRUE(in.good());
+  const auto doc = nlohmann::json::parse(in);
+  int program = -1;
+  for (const auto& e : doc["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["args"]["name"] == "program")
+      program = e["tid"];
+  ASSERT_NE(program, -1) << "no program track";
+  std::vector<std::string> names;
+  double last_start = -1;
+  for (const auto& e : doc["traceEvents"]) {
+    if (e["ph"] != "X" || e["tid"] != program) continue;
+    names.push_back(e["name"]);
+    EXPECT_GE(e["ts"].get<double>(), last_start) << "in the order made";
+    last_start = e["ts"].get<double>();
+  }
+  // The last fence is the driver's own, when it goes.
+  EXPECT_EQ(names, (std::vector<std::string>{"write a", "launch dot", "value of dot", "fence",
+                                             "fence", "read a", "fence"}));
+}
+
 }  // namespace
 }  // namespace lightning::runtime_test
 
