@@ -35,6 +35,11 @@ Driver::~Driver() {
   } catch (const std::exception& e) {
     log().error("errors not collected before shutdown: {}", e.what());
   }
+  try {
+    drain();  // the workers stop with nothing in flight
+  } catch (const std::exception& e) {
+    log().error("errors not collected before shutdown: {}", e.what());
+  }
   workers_->stop();
 }
 
@@ -49,9 +54,22 @@ void Driver::on_lost(const std::string& reason) {
 
 std::vector<TaskId> Driver::submit(planner::Plan plan, worker::FragmentContext context) {
   auto shared = std::make_shared<const worker::FragmentContext>(std::move(context));
+  // A plan's temporaries are created and deleted in it (PlanBuilder::finish).
+  temporaries_.clear();
+  deletions_.clear();
+  for (const auto& fragment : plan.fragments)
+    for (const planner::Task& t : fragment) {
+      if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind); c && c->temporary)
+        temporaries_.push_back(c->chunk);
+      else if (const auto* d = std::get_if<planner::DeleteChunkTask>(&t.kind);
+               d &&
+               std::find(temporaries_.begin(), temporaries_.end(), d->chunk) != temporaries_.end())
+        deletions_.push_back(t.id);
+    }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    outstanding_ += plan.task_count();
+    outstanding_ += plan.task_count() - deletions_.size();
+    deleting_temporaries_.insert(deletions_.begin(), deletions_.end());
     for (TaskId t : plan.completion) waiting_.insert(t);
   }
   for (size_t w = 0; w < plan.fragments.size(); ++w)
@@ -65,7 +83,11 @@ void Driver::on_completed(TaskId task, std::optional<planner::TaskFailure> failu
   {
     std::lock_guard<std::mutex> lock(mutex_);
     awaited = waiting_.erase(task) != 0 && awaited_.count(task) != 0;
-    if (task.valid() && --outstanding_ == 0 && fencing_ > 0) awaited = true;
+    if (task.valid()) {
+      const bool temporary = !deleting_temporaries_.empty() && deleting_temporaries_.erase(task);
+      if (!temporary) --outstanding_;
+      if (outstanding_ == 0 && fencing_ > 0) awaited = true;
+    }
     if (!task.valid() && failure && !stopped_) {  // the worker itself failed
       stopped_ = Error(ErrorKind::kInternal,
                        failure->worker.to_string() + " failed and cannot go on: " + failure->what);
@@ -313,7 +335,17 @@ void Driver::launch(const Launch& l) {
 }
 
 std::vector<worker::Worker::MemoryReport> Driver::memory_reports() {
+  drain();
   return workers_->memory_reports();
+}
+
+void Driver::drain() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ++fencing_;
+  wait_until(lock,
+             [&] { return stopped_ || (outstanding_ == 0 && deleting_temporaries_.empty()); });
+  --fencing_;
+  if (stopped_) throw *stopped_;
 }
 
 void Driver::fence() {

@@ -71,13 +71,18 @@ class Driver final {
   void read(ArrayId array, const Rect& region, void* host);
   /// Launches a kernel; returns at once, except for reductions, which wait for the value.
   void launch(const Launch& launch);
-  /// Waits for everything submitted so far; throws the first task error since the last one.
+  /// Waits for everything submitted so far that the program can tell apart from done: every
+  /// task but the deletions of launches' temporaries (a reduction's partial), which free
+  /// memory nothing refers to any more and go on behind the fence (Kokkos fences after each
+  /// value a parallel_reduce returns: waiting for that deletion was a round trip per value).
+  /// Throws the first task error since the last one.
   void fence();
 
   /// Number of arrays alive (for tests).
   size_t array_count() const { return arrays_.size(); }
-  /// Memory in use, spill files and counters of every worker (waits for their staging
-  /// threads): for tests and diagnostics.
+  /// Memory in use, spill files and counters of every worker, once every task submitted has
+  /// ended, the temporaries' deletions too (waits for the workers' staging threads): for
+  /// tests and diagnostics.
   std::vector<worker::Worker::MemoryReport> memory_reports();
   /// The planner's cache counters.
   planner::PlanCacheStats plan_cache_stats() const { return planner_.cache_stats(); }
@@ -95,6 +100,9 @@ class Driver final {
   /// completion tasks (what a wait_for waits for).
   std::vector<TaskId> submit(planner::Plan plan, worker::FragmentContext context);
   void wait_for(const std::vector<TaskId>& tasks);
+  /// Waits until every task submitted has ended, the temporaries' deletions too (before the
+  /// workers stop, and for memory reports).
+  void drain();
   /// Returns (holding `lock` on mutex_) once `done()` holds: polls while the workers' wait
   /// policy says (a GPU works), then sleeps until a completion it waits for wakes it.
   template <class Done>
@@ -136,6 +144,8 @@ class Driver final {
   // data is the same, as a loop's launches are.
   planner::LaunchRequest decoded_request_;
   worker::LaunchData decoded_data_;
+  std::vector<ChunkId> temporaries_;  // submit()'s scratch: a plan's temporaries
+  std::vector<TaskId> deletions_;     // and their deletions
   std::shared_ptr<const worker::LaunchData> last_launch_data_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
   std::unordered_map<LaunchId, LaunchNames> launch_names_;  // checked mode only
@@ -154,12 +164,15 @@ class Driver final {
   // Those a wait_for call is blocked on, with how many calls: only their ends wake it (a
   // fence behind a chain of launches would otherwise wake at every launch's end).
   std::unordered_map<TaskId, int> awaited_;
-  int fencing_ = 0;  // fence() calls waiting for outstanding_ to reach zero
+  int fencing_ = 0;  // fence() and drain() calls waiting for outstanding_ to reach zero
   std::vector<planner::TaskFailure> failures_;  // not yet reported, in arrival order
   // Why the run cannot go on (every wait throws it): a rank was lost, or a worker failed
   // itself (a broken invariant: its tasks may never end).
   std::optional<Error> stopped_;
-  uint64_t outstanding_ = 0;  // tasks submitted, not yet completed
+  uint64_t outstanding_ = 0;  // tasks submitted, not yet completed, but for those below
+  // Deletions of launches' temporaries submitted, not yet completed: a fence does not wait
+  // for them, drain() does.
+  std::unordered_set<TaskId> deleting_temporaries_;
 };
 
 }  // namespace lightning::driver

@@ -5,9 +5,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +36,9 @@ struct Record {
   bool lose_later = false;
   // Each Execute's launch data, in submission order (kept: their identity is what is tested).
   std::vector<std::shared_ptr<const worker::LaunchData>> launch_data;
+  // Set: deletions of temporaries are held (not ended) until release_held() is called.
+  bool hold_temporary_deletions = false;
+  std::function<void()> release_held;
 };
 
 class FakeWorkers final : public WorkerGroup {
@@ -38,7 +46,17 @@ class FakeWorkers final : public WorkerGroup {
   explicit FakeWorkers(Record& record) : record_(record), devices_(DeviceSet::uniform(2, 1)) {}
   const DeviceSet& devices() const override { return devices_; }
   const WaitPolicy* wait_policy() const override { return record_.wait; }
-  void start(WorkerEvents events) override { events_ = std::move(events); }
+  void start(WorkerEvents events) override {
+    events_ = std::move(events);
+    record_.release_held = [this] {
+      std::vector<TaskId> held;
+      {
+        std::lock_guard<std::mutex> lock(held_mutex_);
+        held.swap(held_);
+      }
+      for (TaskId t : held) events_.completed(t, std::nullopt);
+    };
+  }
   void submit(WorkerId worker, std::vector<planner::Task> tasks,
               const std::shared_ptr<const worker::FragmentContext>& context) override {
     if (record_.wait) {
@@ -68,6 +86,15 @@ class FakeWorkers final : public WorkerGroup {
       if (const auto* e = std::get_if<planner::ExecuteTask>(&t.kind))
         record_.launch_data.push_back(context->launch(e->launch));
       record_.tasks[worker.value()].push_back(planner::describe(t));
+      if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind); c && c->temporary)
+        temporaries_.push_back(c->chunk);
+      if (const auto* d = std::get_if<planner::DeleteChunkTask>(&t.kind);
+          d && record_.hold_temporary_deletions &&
+          std::find(temporaries_.begin(), temporaries_.end(), d->chunk) != temporaries_.end()) {
+        std::lock_guard<std::mutex> lock(held_mutex_);
+        held_.push_back(t.id);
+        continue;
+      }
       std::optional<planner::TaskFailure> failure;
       for (TaskId f : record_.fail)
         if (f == t.id) failure = planner::failure_of(t, ErrorKind::kTask, "injected");
@@ -86,6 +113,9 @@ class FakeWorkers final : public WorkerGroup {
   DeviceSet devices_;
   WorkerEvents events_;
   std::vector<std::thread> later_;
+  std::vector<ChunkId> temporaries_;
+  std::mutex held_mutex_;
+  std::vector<TaskId> held_;  // deletions of temporaries not yet ended
 };
 
 size_t count_of(const std::vector<std::string>& tasks, const std::string& kind) {
@@ -181,6 +211,52 @@ TEST(Driver, ALaunchWithTheDataOfTheLastOneSharesIt) {
   EXPECT_EQ(data[5], data[4]);
   EXPECT_EQ(data[4]->extents.at(0), Point{16});
   EXPECT_EQ(data[0]->extents.at(0), Point{8});
+}
+
+// Sums a: a reduction, whose plan creates a temporary (its partial) and deletes it.
+struct Sum {
+  ArrayHandle<const double, 1> a;
+  void operator()(int64_t i, double& acc) const { acc += a(i); }
+};
+const KernelId kSum = kernel::KernelRegistry::add(kernel::native_reduce_kernel<Sum, 1, double>(
+    "driver_test::Sum", "global i => read a[i]",
+    annotation::KernelSignature().add_array("a", DataType::kFloat64, 1),
+    {{0, offsetof(Sum, a), 1}}));
+
+// Kokkos fences after every value a parallel_reduce returns: that fence does not wait for
+// the deletion of the reduction's partial, which nothing can observe; a memory report (and
+// the driver's end) waits for it.
+TEST(Driver, AFenceDoesNotWaitForTheDeletionOfATemporaryButAMemoryReportDoes) {
+  Record record;
+  record.hold_temporary_deletions = true;
+  Driver d(Config{}, std::make_unique<FakeWorkers>(record));
+  struct ReleaseAtEnd {  // however the test ends: the driver's end waits for them
+    Record& record;
+    ~ReleaseAtEnd() { record.release_held(); }
+  } release_at_end{record};
+  const ArrayId a = d.create_array("a", DataType::kFloat64, Point{8}, dist::block(4));
+  Sum k{};
+  Launch l;
+  l.kernel = kSum;
+  l.functor = &k;
+  l.arrays = {a};
+  l.domain = Rect(Point{0}, Point{8});
+  double value = -1;
+  l.result = &value;
+  d.launch(l);  // returns with the value: its read ended
+  size_t deletions = 0;
+  for (const auto& [worker, tasks] : record.tasks) deletions += count_of(tasks, "DeleteChunk");
+  ASSERT_GT(deletions, 0u) << "the reduction has no temporary";
+  auto fence = std::async(std::launch::async, [&] { d.fence(); });
+  const bool fenced = fence.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  auto reports = std::async(std::launch::async, [&] { return d.memory_reports(); });
+  const bool reported_early =
+      reports.wait_for(std::chrono::milliseconds(50)) == std::future_status::ready;
+  record.release_held();
+  EXPECT_TRUE(fenced) << "the fence waited for the temporary's deletion";
+  EXPECT_FALSE(reported_early) << "the memory report did not wait for it";
+  EXPECT_EQ(reports.get().size(), 2u);
+  fence.get();
 }
 
 TEST(Driver, AFailureIsThrownAtTheNextFenceOnceAndTheDriverStaysUsable) {
