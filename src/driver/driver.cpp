@@ -349,9 +349,10 @@ void Driver::drain() {
 }
 
 void Driver::fence() {
-  // Every task submitted so far ends: waited for as the count of outstanding tasks reaching
-  // zero, which costs no planned tasks and no round trip when everything has ended already
-  // (Kokkos fences after each value a parallel_reduce returns).
+  // Every task submitted so far ends, but the temporaries' deletions (drain() waits for
+  // those): waited for as the count of outstanding tasks reaching zero, which costs no
+  // planned tasks and no round trip when everything has ended already (Kokkos fences after
+  // each value a parallel_reduce returns).
   const auto started = trace_now();
   {
     std::unique_lock<std::mutex> lock(mutex_);
