@@ -54,22 +54,10 @@ void Driver::on_lost(const std::string& reason) {
 
 std::vector<TaskId> Driver::submit(planner::Plan plan, worker::FragmentContext context) {
   auto shared = std::make_shared<const worker::FragmentContext>(std::move(context));
-  // A plan's temporaries are created and deleted in it (PlanBuilder::finish).
-  temporaries_.clear();
-  deletions_.clear();
-  for (const auto& fragment : plan.fragments)
-    for (const planner::Task& t : fragment) {
-      if (const auto* c = std::get_if<planner::CreateChunkTask>(&t.kind); c && c->temporary)
-        temporaries_.push_back(c->chunk);
-      else if (const auto* d = std::get_if<planner::DeleteChunkTask>(&t.kind);
-               d &&
-               std::find(temporaries_.begin(), temporaries_.end(), d->chunk) != temporaries_.end())
-        deletions_.push_back(t.id);
-    }
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    outstanding_ += plan.task_count() - deletions_.size();
-    deleting_temporaries_.insert(deletions_.begin(), deletions_.end());
+    outstanding_ += plan.task_count() - plan.temporary_deletions.size();
+    deleting_temporaries_.insert(plan.temporary_deletions.begin(), plan.temporary_deletions.end());
     for (TaskId t : plan.completion) waiting_.insert(t);
   }
   for (size_t w = 0; w < plan.fragments.size(); ++w)

@@ -144,8 +144,6 @@ class Driver final {
   // data is the same, as a loop's launches are.
   planner::LaunchRequest decoded_request_;
   worker::LaunchData decoded_data_;
-  std::vector<ChunkId> temporaries_;  // submit()'s scratch: a plan's temporaries
-  std::vector<TaskId> deletions_;     // and their deletions
   std::shared_ptr<const worker::LaunchData> last_launch_data_;
   std::unordered_map<ArrayId, ArrayInfo> arrays_;
   std::unordered_map<LaunchId, LaunchNames> launch_names_;  // checked mode only

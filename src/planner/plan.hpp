@@ -17,6 +17,10 @@ struct Plan {
   /// application: host reads, the scalar result, the barriers of a fence. Empty for requests
   /// that need no waiting.
   std::vector<TaskId> completion;
+  /// The deletions of the request's temporaries (a reduction's partial, a staging copy):
+  /// they free memory that no later task and nothing the application holds refers to, so a
+  /// fence need not wait for them.
+  std::vector<TaskId> temporary_deletions;
 
   const std::vector<Task>& fragment(WorkerId w) const { return fragments[w.value()]; }
   /// Number of tasks over all workers.

@@ -58,7 +58,7 @@ void PlanBuilder::transfer(const ChunkRef& src, const ChunkRef& dst, const Rect&
 
 void PlanBuilder::finish() {
   for (const ChunkRef& t : temporaries_) {
-    add(t.worker, DeleteChunkTask{t.id, t.box});
+    plan_.temporary_deletions.push_back(add(t.worker, DeleteChunkTask{t.id, t.box}));
     tracker_.forget(t.id);
   }
   temporaries_.clear();

@@ -53,7 +53,8 @@ class PlanBuilder {
   /// Moves `region` from `src` into `dst`: a Copy on one worker, a Send/Recv pair between two.
   void transfer(const ChunkRef& src, const ChunkRef& dst, const Rect& region);
 
-  /// Deletes the temporaries (after every use recorded so far).
+  /// Deletes the temporaries (after every use recorded so far), listing the deletions in the
+  /// plan's temporary_deletions.
   void finish();
 
   Plan& plan() { return plan_; }

@@ -226,8 +226,12 @@ std::vector<TaskId> replay_template(const PlanTemplate& tmpl, PlanBuilder& build
     for (uint32_t d : e.explicit_deps) deps.push_back(ids[d]);
     const auto* deleted = std::get_if<DeleteChunkTask>(&kind);
     const ChunkId deleted_chunk = deleted ? deleted->chunk : ChunkId();
+    // A symbolic chunk of no parameter is a temporary (see kParamShift).
+    const bool temporary =
+        deleted && std::get<DeleteChunkTask>(e.kind).chunk.value() >> kParamShift == 0;
     ids.push_back(builder.add(e.worker, std::move(kind), deps));
     if (deleted_chunk.valid()) builder.forget(deleted_chunk);
+    if (temporary) builder.plan().temporary_deletions.push_back(ids.back());
   }
   std::vector<TaskId> completion;
   for (uint32_t c : tmpl.completion) completion.push_back(ids[c]);

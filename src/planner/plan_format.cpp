@@ -151,7 +151,12 @@ std::string to_json(const Plan& plan, int indent) {
   }
   json completion = json::array();
   for (TaskId c : plan.completion) completion.push_back(c.value());
-  json doc = {{"request", plan.request.value()}, {"completion", completion}, {"workers", workers}};
+  json temporary_deletions = json::array();
+  for (TaskId d : plan.temporary_deletions) temporary_deletions.push_back(d.value());
+  json doc = {{"request", plan.request.value()},
+              {"completion", completion},
+              {"temporary_deletions", temporary_deletions},
+              {"workers", workers}};
   return doc.dump(indent);
 }
 

@@ -12,7 +12,8 @@ namespace lightning::planner {
 /// Recv. Dependencies on tasks of earlier plans are listed in the node's tooltip.
 std::string to_dot(const Plan& plan);
 
-/// JSON: {"request": N, "completion": [...], "workers": [{"worker": W, "tasks": [{"id", "kind",
+/// JSON: {"request": N, "completion": [...], "temporary_deletions": [...], "workers":
+/// [{"worker": W, "tasks": [{"id", "kind",
 /// "deps", "accesses": [{"chunk", "region", "mode"}], ...kind fields}]}]}. Regions are
 /// {"lo": [...], "hi": [...]} (half-open).
 std::string to_json(const Plan& plan, int indent = 1);

@@ -2,6 +2,10 @@
 // ids, and plans exactly as a planner without the cache would.
 #include <nlohmann/json.hpp>
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "graph_test_fixture.hpp"
 #include "planner/plan_format.hpp"
 
@@ -81,6 +85,30 @@ TEST(GraphCache, ReplayedScalarResultsGoToTheirOwnBuffer) {
         }
     EXPECT_EQ(reads, 2);  // one per worker
   }
+}
+
+// A plan lists the deletions of its temporaries (what a fence need not wait for), fresh and
+// replayed alike: exactly its DeleteChunk tasks of chunks it created as temporaries.
+TEST(GraphCache, EveryPlanListsItsTemporariesDeletions) {
+  size_t listed = 0;
+  for (bool cached : {false, true})
+    for (const std::string& text : plan_sequence(cached, nullptr)) {
+      const auto doc = nlohmann::json::parse(text);
+      std::set<uint64_t> temporaries, deletions;
+      for (const auto& w : doc["workers"])
+        for (const auto& t : w["tasks"])
+          if (t["kind"] == "CreateChunk" && t["temporary"] == true)
+            temporaries.insert(t["chunk"].get<uint64_t>());
+      for (const auto& w : doc["workers"])
+        for (const auto& t : w["tasks"])
+          if (t["kind"] == "DeleteChunk" && temporaries.count(t["chunk"].get<uint64_t>()))
+            deletions.insert(t["id"].get<uint64_t>());
+      const auto list = doc["temporary_deletions"].get<std::vector<uint64_t>>();
+      EXPECT_EQ(std::set<uint64_t>(list.begin(), list.end()), deletions) << text;
+      EXPECT_EQ(list.size(), deletions.size()) << "listed twice: " << text;
+      listed += list.size();
+    }
+  EXPECT_GT(listed, 0u);  // the reductions' partials
 }
 
 class GraphCacheKeys : public GraphTest {};
