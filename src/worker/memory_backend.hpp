@@ -18,9 +18,14 @@ class MemoryBackend {
  public:
   virtual ~MemoryBackend() = default;
 
-  /// One big allocation of `bytes` on `device`, sub-allocated by the memory manager's pool.
-  /// Aligned to at least 256 bytes.
+  /// The address range of a pool of up to `bytes` on `device`, sub-allocated by the memory
+  /// manager. Aligned to at least 256 bytes. Only what grow_device_pool backed may be used:
+  /// a pool costs the device memory its chunks take, not its cap.
   virtual void* allocate_device_pool(DeviceId device, uint64_t bytes) = 0;
+  /// Backs at least the first `bytes` of `pool` (at most its size) with memory; what earlier
+  /// calls backed stays. Returns false, changing nothing, when the device has no memory left
+  /// for it; throws for other failures.
+  virtual bool grow_device_pool(DeviceId device, void* pool, uint64_t bytes) = 0;
   virtual void free_device_pool(DeviceId device, void* pool) = 0;
 
   /// Host memory for one chunk copy (pinned where the device kind benefits). Aligned to at

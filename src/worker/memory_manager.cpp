@@ -29,8 +29,8 @@ MemoryManager::MemoryManager(MemoryLimits limits, MemoryBackend& backend)
       Memory mem;
       mem.space = MemorySpace::of_device(device);
       const uint64_t size = bytes / MemoryPool::kAlignment * MemoryPool::kAlignment;
-      mem.pool.emplace(size);
-      mem.capacity = size;
+      mem.pool.emplace(0);  // nothing backed yet: grow_pool
+      mem.capacity = mem.cap = size;
       memories_.push_back(std::move(mem));
       memories_.back().base = backend_.allocate_device_pool(device, size);
     }
@@ -196,6 +196,8 @@ bool MemoryManager::try_allocate(ChunkId id, Chunk& c, size_t m) {
   Copy cp;
   if (is_device(m)) {
     auto offset = mem.pool->allocate(c.pool_bytes());
+    if (!offset && grow_pool(m, MemoryPool::rounded(c.pool_bytes())))
+      offset = mem.pool->allocate(c.pool_bytes());
     if (!offset) return false;
     cp.offset = *offset;
     cp.ptr = static_cast<unsigned char*>(mem.base) + *offset + c.phase;
@@ -357,7 +359,75 @@ void MemoryManager::throw_too_big(size_t m, const std::vector<ChunkId>& chunks, 
     msg += (i ? ", " : "") + chunks[i].to_string() + " " + format_size(chunks_.at(chunks[i]).bytes);
   if (chunks.size() > kShown) msg += " and " + std::to_string(chunks.size() - kShown) + " more";
   msg += "), which holds " + format_size(*memories_[m].capacity);
+  if (memories_[m].stopped_growing)
+    msg += " of its cap of " + format_size(memories_[m].cap) +
+           ": its pool could not grow further, the device had no memory left (other processes "
+           "or pools hold it)";
   throw Error(ErrorKind::kOutOfMemory, msg);
+}
+
+bool MemoryManager::grow_pool(size_t m, uint64_t more) {
+  Memory& mem = memories_[m];
+  MemoryPool& pool = *mem.pool;
+  const uint64_t cap = *mem.capacity;
+  if (mem.stopped_growing || pool.capacity() >= cap || more == 0) return false;
+  const uint64_t need = std::min(cap, pool.capacity() + std::min(more, cap));
+  const uint64_t step = (need + kPoolGrowthStep - 1) / kPoolGrowthStep * kPoolGrowthStep;
+  // A whole step first; when the device cannot give that, what is needed.
+  const auto grow_to = [&](uint64_t target) {
+    if (!backend_.grow_device_pool(mem.space.device, mem.base, target)) return false;
+    pool.grow(target);
+    ++counters_.pool_growths;
+    return true;
+  };
+  const uint64_t whole = std::min(cap, step);
+  if (grow_to(whole) || (need < whole && grow_to(need))) return true;
+  // The device's memory is taken (other processes, or other pools on the same GPU): the pool
+  // keeps what it has, and tasks that need more than that fail (check_wanted_fits) instead
+  // of waiting for room that will not come.
+  mem.stopped_growing = true;
+  mem.capacity = pool.capacity();
+  return false;
+}
+
+bool MemoryManager::grow_pools_for_wanted() {
+  bool stopped = false;
+  for (size_t m = 0; m < wanted_.size(); ++m) {
+    if (!is_device(m) || wanted_[m].empty()) continue;
+    std::vector<ChunkId>& missing = missing_;
+    missing.clear();
+    uint64_t more = 0;
+    for (ChunkId id : wanted_[m])
+      if (chunks_.at(id).copies.count(m) == 0) {
+        missing.push_back(id);
+        more += MemoryPool::rounded(chunks_.at(id).pool_bytes());
+      }
+    if (missing.empty() || memories_[m].pool->capacity() >= *memories_[m].capacity) continue;
+    if (try_allocate_all(m, missing, &offsets_)) {  // fits as it is: undo
+      for (uint64_t o : offsets_) memories_[m].pool->free(o);
+      continue;
+    }
+    // Growing by everything missing makes it fit: the new bytes join the free block at the end.
+    if (!grow_pool(m, more) && memories_[m].stopped_growing) stopped = true;
+  }
+  return stopped;
+}
+
+void MemoryManager::check_wanted_fits() const {
+  for (size_t m = 0; m < wanted_.size(); ++m) {
+    const std::vector<ChunkId>& list = wanted_[m];
+    if (list.empty() || !memories_[m].capacity) continue;
+    uint64_t raw = 0, rounded = 0;
+    for (ChunkId id : list) {
+      raw += chunks_.at(id).bytes;
+      rounded += footprint(m, chunks_.at(id));
+    }
+    if (rounded > *memories_[m].capacity) {
+      std::vector<ChunkId> by_id = list;
+      std::sort(by_id.begin(), by_id.end());
+      throw_too_big(m, by_id, raw, rounded);
+    }
+  }
 }
 
 bool MemoryManager::try_allocate_all(size_t m, const std::vector<ChunkId>& missing,
@@ -433,24 +503,11 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
   wanted_.resize(memories_.size());
   for (auto& list : wanted_) list.clear();
   for (const Merged& x : merged_) wanted_[x.memory].push_back(x.chunk);
-  for (size_t m = 0; m < wanted_.size(); ++m) {
-    std::vector<ChunkId>& list = wanted_[m];
-    if (list.empty()) continue;
+  for (std::vector<ChunkId>& list : wanted_)
     std::stable_sort(list.begin(), list.end(), [&](ChunkId a, ChunkId b) {
       return chunks_.at(a).bytes > chunks_.at(b).bytes;
     });
-    if (!memories_[m].capacity) continue;
-    uint64_t raw = 0, rounded = 0;
-    for (ChunkId id : list) {
-      raw += chunks_.at(id).bytes;
-      rounded += footprint(m, chunks_.at(id));
-    }
-    if (rounded > *memories_[m].capacity) {
-      std::vector<ChunkId> by_id = list;
-      std::sort(by_id.begin(), by_id.end());
-      throw_too_big(m, by_id, raw, rounded);
-    }
-  }
+  check_wanted_fits();
 
   // Another token writes a chunk we want, or holds one we would write; or it is being written
   // back.
@@ -459,6 +516,8 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     if (c.writers > 0 || (x.write && c.locks > 0) || writing_back(x.chunk))
       return StageResult::kRetryLater;
   }
+  // Device memory is backed before anything is evicted to make room.
+  if (grow_pools_for_wanted()) check_wanted_fits();
   if (!feasible()) return StageResult::kRetryLater;
 
   // From here on the request succeeds (barring I/O errors and corrupt spill files).
@@ -626,8 +685,9 @@ std::optional<WriteBack> MemoryManager::start_write_back() {
   const size_t h = host_index();
   for (size_t m = 0; m < h; ++m) {
     Memory& mem = memories_[m];
-    const uint64_t target = mem.pool->capacity() / kCleanShareOfMemory;
-    uint64_t room = mem.pool->capacity() - mem.pool->used();
+    // Of the capacity, not of what is backed so far: the pool may still grow into the rest.
+    const uint64_t target = *mem.capacity / kCleanShareOfMemory;
+    uint64_t room = *mem.capacity - mem.pool->used();
     for (const auto& [id, from] : write_backs_)  // clean once written back
       if (from == m) room += footprint(m, chunks_.at(id));
     // The copies evicted next, up to the target, should cost nothing to evict: the first of
@@ -664,8 +724,7 @@ std::optional<WriteBack> MemoryManager::start_write_back() {
 
 bool MemoryManager::wants_next_uses() const {
   for (size_t m = 0; m < host_index(); ++m) {
-    const MemoryPool& pool = *memories_[m].pool;
-    if (pool.used() > pool.capacity() / kPlansFromShareOfMemory) return true;
+    if (memories_[m].pool->used() > *memories_[m].capacity / kPlansFromShareOfMemory) return true;
   }
   return false;
 }
@@ -778,6 +837,14 @@ std::optional<uint64_t> MemoryManager::capacity(MemorySpace where) const {
   return memories_[memory_index(where, "capacity")].capacity;
 }
 
+uint64_t MemoryManager::bytes_backed(MemorySpace where) const {
+  const size_t m = memory_index(where, "bytes_backed");
+  if (!is_device(m))
+    throw Error(ErrorKind::kInvalidArgument,
+                "bytes_backed: " + where.to_string() + " is not a device");
+  return memories_[m].pool->capacity();
+}
+
 bool MemoryManager::has_copy(ChunkId chunk, MemorySpace where) const {
   const Chunk& c = chunk_ref(chunk, "has_copy");
   if (where.kind == MemorySpace::Kind::kDisk) return c.on_disk;
@@ -852,6 +919,8 @@ void MemoryManager::check_invariants() const {
     const Memory& mem = memories_[m];
     if (used[m] != memory_used(m)) fail("bytes used on " + mem.space.to_string());
     if (mem.capacity && used[m] > *mem.capacity) fail(mem.space.to_string() + " over capacity");
+    if (is_device(m) && mem.pool->capacity() > *mem.capacity)
+      fail(mem.space.to_string() + " backed beyond its capacity");
     if (mem.evictable.size() != unlocked[m])
       fail("eviction order size on " + mem.space.to_string());
   }

@@ -26,8 +26,10 @@ namespace lightning::worker {
 
 /// Capacities of a worker's memories.
 struct MemoryLimits {
-  /// Every device of the worker with the size of its pool (its cap), in bytes. The pool is
-  /// allocated up front, rounded down to MemoryPool::kAlignment (the cap is never exceeded).
+  /// Every device of the worker with the size of its pool (its cap), in bytes, rounded down
+  /// to MemoryPool::kAlignment (the cap is never exceeded). A pool's address range is
+  /// reserved up front; its memory is backed as chunks need it (MemoryBackend::grow_device_pool),
+  /// so processes of one node can share a GPU.
   std::vector<std::pair<DeviceId, uint64_t>> devices;
   /// Cap on host copies of chunks (evicted from devices or staged for host tasks); empty =
   /// unlimited.
@@ -71,6 +73,7 @@ struct MemoryCounters {
   /// Device copies written back to the host ahead of their eviction (start_write_back), off
   /// the staging path; counted in bytes_copied, not in write_backs_to_host.
   uint64_t written_back_early = 0;
+  uint64_t pool_growths = 0;  ///< times a device pool's backed memory grew
 };
 
 /// A device copy to write back to the host ahead of its eviction (MemoryManager::start_write_back):
@@ -177,6 +180,9 @@ class MemoryManager {
   /// 1/kPlansFromShareOfMemory used. Below that the staging thread does not ask for them.
   bool wants_next_uses() const;
   static constexpr uint64_t kPlansFromShareOfMemory = 2;
+  /// A device pool grows by multiples of this (or up to its capacity): few driver calls,
+  /// little memory held beyond what chunks use.
+  static constexpr uint64_t kPoolGrowthStep = uint64_t{64} << 20;
   /// Unlocks a token's chunks and bumps their LRU time. Throws Error(kInvalidArgument) for a
   /// token that is not staged.
   void unstage(uint64_t token);
@@ -189,8 +195,11 @@ class MemoryManager {
   /// Bytes held in a memory: pool bytes (rounded to the pool's alignment) for a device, chunk
   /// bytes for the host and the disk (payloads of spill files).
   uint64_t bytes_used(MemorySpace where) const;
-  /// Capacity of a device or the host (empty = unlimited host, and the disk).
+  /// Capacity of a device or the host (empty = unlimited host, and the disk): a device's cap,
+  /// or what its pool had reached when its memory could not grow further.
   std::optional<uint64_t> capacity(MemorySpace where) const;
+  /// Bytes of a device's pool backed by memory so far (at most its capacity).
+  uint64_t bytes_backed(MemorySpace where) const;
   /// Whether a chunk has a copy in a memory (a spill file for the disk).
   bool has_copy(ChunkId chunk, MemorySpace where) const;
   /// Whether a chunk's copy in a memory is locked by some token.
@@ -241,11 +250,16 @@ class MemoryManager {
   };
   struct Memory {
     MemorySpace space;
-    std::optional<MemoryPool> pool;    ///< devices only
-    void* base = nullptr;              ///< devices only
-    std::optional<uint64_t> capacity;  ///< host: empty = unlimited
-    uint64_t host_used = 0;            ///< host only
-    std::set<EvictionKey> evictable;   ///< unlocked copies, first evicted first
+    /// Devices only: its capacity is what is backed so far, up to `capacity`.
+    std::optional<MemoryPool> pool;
+    void* base = nullptr;  ///< devices only
+    /// Host: empty = unlimited. Device: the cap, lowered to the pool's size when the
+    /// device had no memory left for it to grow (`stopped_growing`).
+    std::optional<uint64_t> capacity;
+    uint64_t cap = 0;                 ///< devices only: the cap it was given
+    bool stopped_growing = false;     ///< devices only
+    uint64_t host_used = 0;           ///< host only
+    std::set<EvictionKey> evictable;  ///< unlocked copies, first evicted first
   };
   struct Held {
     ChunkId chunk;
@@ -291,6 +305,15 @@ class MemoryManager {
   bool feasible();
   bool try_allocate_all(size_t m, const std::vector<ChunkId>& missing,
                         std::vector<uint64_t>* offsets);
+  /// Backs `more` bytes of device memory `m`'s pool beyond what it has (in steps of
+  /// kPoolGrowthStep, never past its capacity). Returns false when it is at its capacity or
+  /// the device has no memory left; the latter lowers the capacity to the pool's size.
+  bool grow_pool(size_t m, uint64_t more);
+  /// Grows the device pools wanted_ does not fit in as they are, by what it misses there.
+  /// Returns whether a pool stopped growing.
+  bool grow_pools_for_wanted();
+  /// Throws when wanted_ asks a memory for more than its capacity.
+  void check_wanted_fits() const;
   [[noreturn]] void throw_too_big(size_t m, const std::vector<ChunkId>& chunks, uint64_t raw,
                                   uint64_t rounded) const;
 

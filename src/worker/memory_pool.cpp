@@ -57,6 +57,21 @@ void MemoryPool::free(uint64_t offset) {
   add_free(start, size);
 }
 
+void MemoryPool::grow(uint64_t capacity) {
+  capacity = capacity / kAlignment * kAlignment;
+  if (capacity <= capacity_) return;
+  uint64_t start = capacity_;
+  if (!free_by_offset_.empty()) {
+    auto last = std::prev(free_by_offset_.end());
+    if (last->first + last->second == capacity_) {
+      start = last->first;
+      remove_free(last);
+    }
+  }
+  add_free(start, capacity - start);
+  capacity_ = capacity;
+}
+
 uint64_t MemoryPool::largest_free() const {
   return free_by_size_.empty() ? 0 : free_by_size_.rbegin()->first;
 }

@@ -32,6 +32,10 @@ class MemoryPool {
   std::optional<uint64_t> allocate(uint64_t bytes);
   /// Frees the block at `offset`. Throws Error(kInternal) when no block starts there.
   void free(uint64_t offset);
+  /// Raises the capacity to `capacity` (rounded down to kAlignment; a lower value changes
+  /// nothing): the new bytes are free, merged with a free block that ended at the old
+  /// capacity. For a pool whose memory is backed as it is needed.
+  void grow(uint64_t capacity);
 
   /// Sum of allocated (rounded) blocks.
   uint64_t used() const { return used_; }

@@ -282,6 +282,121 @@ TEST_F(MemoryManagerTest, RetryWhenHostSpaceIsLocked) {
   m.unstage(2);
 }
 
+// Host-emulated device memory that runs out: a pool may be backed up to `device_left` bytes
+// (another process holds the rest of the GPU); the growths asked for are recorded.
+class FiniteDeviceBackend final : public MemoryBackend {
+ public:
+  explicit FiniteDeviceBackend(uint64_t device_left) : left_(device_left) {}
+  void* allocate_device_pool(DeviceId d, uint64_t bytes) override {
+    return host_.allocate_device_pool(d, bytes);
+  }
+  bool grow_device_pool(DeviceId d, void* pool, uint64_t bytes) override {
+    asked.push_back(bytes);
+    return bytes <= left_ && host_.grow_device_pool(d, pool, bytes);
+  }
+  void free_device_pool(DeviceId d, void* pool) override { host_.free_device_pool(d, pool); }
+  void* allocate_host(uint64_t bytes) override { return host_.allocate_host(bytes); }
+  void free_host(void* p) override { host_.free_host(p); }
+  void copy(void* dst, MemorySpace ds, const void* src, MemorySpace ss, uint64_t bytes) override {
+    host_.copy(dst, ds, src, ss, bytes);
+  }
+  void fill_zero(void* dst, MemorySpace space, uint64_t bytes) override {
+    host_.fill_zero(dst, space, bytes);
+  }
+  std::vector<uint64_t> asked;
+
+ private:
+  host::HostMemoryBackend host_;
+  uint64_t left_;
+};
+
+// Nothing is backed until a chunk needs it; then the pool grows in steps, never past its cap,
+// before anything is evicted.
+TEST(MemoryManagerPools, GrowInStepsAsChunksNeedThem) {
+  TempDir dir;
+  FiniteDeviceBackend backend(UINT64_MAX);
+  MemoryLimits limits;
+  limits.devices = {{DeviceId(0), 200 * MiB + 512}};
+  limits.spill_dir = dir.path.string();
+  MemoryManager m(limits, backend);
+  const uint64_t step = MemoryManager::kPoolGrowthStep;
+  EXPECT_EQ(m.bytes_backed(dev(0)), 0u);
+  EXPECT_TRUE(backend.asked.empty());
+  m.create_chunk(ChunkId(1), KiB);
+  ASSERT_EQ(m.stage(1, {write(1, dev(0))}), StageResult::kStaged);
+  EXPECT_EQ(m.bytes_backed(dev(0)), step);
+  // A chunk bigger than a step: the pool grows by what is missing, rounded to steps, at once.
+  m.create_chunk(ChunkId(2), 100 * MiB);
+  StageRequest big = write(2, dev(0));
+  big.overwritten = {0, 100 * MiB};  // no fill: the test touches little memory
+  ASSERT_EQ(m.stage(2, {big}), StageResult::kStaged);
+  EXPECT_EQ(m.bytes_backed(dev(0)), 3 * step);
+  EXPECT_EQ(m.counters().pool_growths, 2u);
+  // The last growth stops at the cap (rounded down to the pool's alignment).
+  m.create_chunk(ChunkId(3), 95 * MiB);  // 92 MiB are free of the three steps
+  StageRequest more = write(3, dev(0));
+  more.overwritten = {0, 95 * MiB};
+  ASSERT_EQ(m.stage(3, {more}), StageResult::kStaged);
+  EXPECT_EQ(m.bytes_backed(dev(0)), 200 * MiB + 512);
+  EXPECT_EQ(backend.asked, (std::vector<uint64_t>{step, 3 * step, 200 * MiB + 512}));
+  EXPECT_EQ(m.counters().device_evictions, 0u);
+  for (uint64_t t = 1; t <= 3; ++t) m.unstage(t);
+  // At the cap: room comes from eviction now.
+  m.create_chunk(ChunkId(4), 100 * MiB);
+  StageRequest again = write(4, dev(0));
+  again.overwritten = {0, 100 * MiB};
+  ASSERT_EQ(m.stage(4, {again}), StageResult::kStaged);
+  EXPECT_GE(m.counters().device_evictions, 1u);
+  EXPECT_EQ(backend.asked.size(), 3u);
+  m.unstage(4);
+  m.check_invariants();
+}
+
+// The device runs out before the cap: the pool keeps what it has, evicts within it, and a
+// task that needs more than it has fails saying why, leaving the manager usable.
+TEST(MemoryManagerPools, ADeviceThatRunsOutStopsThePool) {
+  TempDir dir;
+  FiniteDeviceBackend backend(6 * KiB);
+  MemoryLimits limits;
+  limits.devices = {{DeviceId(0), 16 * KiB}};
+  limits.spill_dir = dir.path.string();
+  MemoryManager m(limits, backend);
+  uint64_t token = 1;
+  for (uint64_t c = 1; c <= 4; ++c) {
+    m.create_chunk(ChunkId(c), 2 * KiB);
+    ASSERT_EQ(m.stage(token, {write(c, dev(0))}), StageResult::kStaged) << "C" << c;
+    put(m, c, dev(0), pattern(2 * KiB, c));
+    m.unstage(token++);
+    m.check_invariants();
+  }
+  // Each growth asked for the cap first (one step covers it), then for what was missing.
+  EXPECT_EQ(backend.asked, (std::vector<uint64_t>{16 * KiB, 2 * KiB, 16 * KiB, 4 * KiB, 16 * KiB,
+                                                  6 * KiB, 16 * KiB, 8 * KiB}));
+  EXPECT_EQ(m.capacity(dev(0)), 6 * KiB);
+  EXPECT_EQ(m.bytes_backed(dev(0)), 6 * KiB);
+  EXPECT_EQ(m.counters().device_evictions, 1u);  // C1 made room for C4
+  for (uint64_t c = 1; c <= 4; ++c) {            // every chunk kept its bytes
+    ASSERT_EQ(m.stage(token, {read(c, dev(0))}), StageResult::kStaged);
+    EXPECT_TRUE(holds(m, c, dev(0), pattern(2 * KiB, c))) << "C" << c;
+    m.unstage(token++);
+  }
+  try {
+    m.stage(token, {read(1, dev(0)), read(2, dev(0)), read(3, dev(0)), read(4, dev(0))});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kOutOfMemory);
+    EXPECT_EQ(e.message(),
+              "task needs 8 KiB on D0 memory (chunks C1 2 KiB, C2 2 KiB, C3 2 KiB, C4 2 KiB), "
+              "which holds 6 KiB of its cap of 16 KiB: its pool could not grow further, the "
+              "device had no memory left (other processes or pools hold it)");
+  }
+  EXPECT_FALSE(m.is_staged(token));
+  EXPECT_EQ(backend.asked.size(), 8u);  // a stopped pool asks no more
+  ASSERT_EQ(m.stage(token, {read(2, dev(0)), read(3, dev(0))}), StageResult::kStaged);
+  m.unstage(token);
+  m.check_invariants();
+}
+
 TEST_F(MemoryManagerTest, OutOfMemoryMessageGivesSizes) {
   auto& m = make(2, 64 * MiB, 16 * MiB);
   m.create_chunk(ChunkId(4), 64 * MiB);

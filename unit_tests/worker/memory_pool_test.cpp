@@ -65,6 +65,30 @@ TEST(MemoryPool, FreeOfUnknownOffsetIsAnError) {
   }
 }
 
+TEST(MemoryPool, GrowsAtItsEnd) {
+  MemoryPool pool(0);
+  EXPECT_FALSE(pool.allocate(kA));
+  pool.grow(2 * kA + 7);
+  EXPECT_EQ(pool.capacity(), 2 * kA);
+  auto a = pool.allocate(kA);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(*a, 0u);
+  pool.grow(kA);  // lower: nothing changes
+  EXPECT_EQ(pool.capacity(), 2 * kA);
+  // The free unit at the end merges with the new bytes; a block in the middle stays apart.
+  pool.grow(5 * kA);
+  EXPECT_EQ(pool.free_block_count(), 1u);
+  EXPECT_EQ(pool.largest_free(), 4 * kA);
+  auto b = pool.allocate(4 * kA);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(*b, kA);
+  pool.free(*a);
+  pool.grow(6 * kA);
+  EXPECT_EQ(pool.free_block_count(), 2u);
+  EXPECT_EQ(pool.largest_free(), kA);
+  EXPECT_EQ(pool.used(), 4 * kA);
+}
+
 TEST(MemoryPool, EmptyPool) {
   MemoryPool pool(0);
   EXPECT_FALSE(pool.allocate(0));
@@ -121,13 +145,19 @@ struct BruteForcePool {
 TEST(MemoryPool, MatchesBruteForceModelOnRandomSequences) {
   std::mt19937_64 rng(12345);
   for (int round = 0; round < 60; ++round) {
-    const size_t units = 1 + rng() % 64;
+    size_t units = 1 + rng() % 64;
     MemoryPool pool(units * kA + rng() % kA);
     BruteForcePool model(units);
     std::vector<std::pair<int, uint64_t>> live;  // (id, offset)
     int next_id = 0;
     for (int step = 0; step < 400; ++step) {
-      if (live.empty() || rng() % 100 < 55) {
+      if (rng() % 100 < 2) {  // more of the pool's memory is backed
+        const size_t more = rng() % 8;
+        pool.grow(pool.capacity() + more * kA + rng() % kA);
+        model.owner.resize(model.owner.size() + more, -1);
+        ASSERT_EQ(pool.capacity(), model.owner.size() * kA);
+        units = model.owner.size();
+      } else if (live.empty() || rng() % 100 < 55) {
         const uint64_t bytes = rng() % (units * kA / 3 + 2);
         const size_t want = static_cast<size_t>(MemoryPool::rounded(bytes) / kA);
         auto got = pool.allocate(bytes);

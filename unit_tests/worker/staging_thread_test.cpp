@@ -110,6 +110,9 @@ class GatedBackend final : public MemoryBackend {
   void* allocate_device_pool(DeviceId d, uint64_t bytes) override {
     return host_.allocate_device_pool(d, bytes);
   }
+  bool grow_device_pool(DeviceId d, void* pool, uint64_t bytes) override {
+    return host_.grow_device_pool(d, pool, bytes);
+  }
   void free_device_pool(DeviceId d, void* pool) override { host_.free_device_pool(d, pool); }
   void* allocate_host(uint64_t bytes) override { return host_.allocate_host(bytes); }
   void free_host(void* p) override { host_.free_host(p); }

@@ -46,6 +46,10 @@ void* HostMemoryBackend::allocate_device_pool(DeviceId device, uint64_t bytes) {
   return p;
 }
 
+bool HostMemoryBackend::grow_device_pool(DeviceId /*device*/, void* /*pool*/, uint64_t /*bytes*/) {
+  return true;
+}
+
 void HostMemoryBackend::free_device_pool(DeviceId /*device*/, void* pool) {
   if (pool == nullptr) return;
   uint64_t length = 0;

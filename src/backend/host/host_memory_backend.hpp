@@ -17,6 +17,8 @@ class HostMemoryBackend final : public worker::MemoryBackend {
   static constexpr uint64_t kAlignment = 256;
 
   void* allocate_device_pool(DeviceId device, uint64_t bytes) override;
+  /// Nothing to do: the pages of the reserved mapping are backed when first touched.
+  bool grow_device_pool(DeviceId device, void* pool, uint64_t bytes) override;
   void free_device_pool(DeviceId device, void* pool) override;
   void* allocate_host(uint64_t bytes) override;
   void free_host(void* p) override;
