@@ -282,34 +282,6 @@ TEST_F(MemoryManagerTest, RetryWhenHostSpaceIsLocked) {
   m.unstage(2);
 }
 
-// Host-emulated device memory that runs out: a pool may be backed up to `device_left` bytes
-// (another process holds the rest of the GPU); the growths asked for are recorded.
-class FiniteDeviceBackend final : public MemoryBackend {
- public:
-  explicit FiniteDeviceBackend(uint64_t device_left) : left_(device_left) {}
-  void* allocate_device_pool(DeviceId d, uint64_t bytes) override {
-    return host_.allocate_device_pool(d, bytes);
-  }
-  bool grow_device_pool(DeviceId d, void* pool, uint64_t bytes) override {
-    asked.push_back(bytes);
-    return bytes <= left_ && host_.grow_device_pool(d, pool, bytes);
-  }
-  void free_device_pool(DeviceId d, void* pool) override { host_.free_device_pool(d, pool); }
-  void* allocate_host(uint64_t bytes) override { return host_.allocate_host(bytes); }
-  void free_host(void* p) override { host_.free_host(p); }
-  void copy(void* dst, MemorySpace ds, const void* src, MemorySpace ss, uint64_t bytes) override {
-    host_.copy(dst, ds, src, ss, bytes);
-  }
-  void fill_zero(void* dst, MemorySpace space, uint64_t bytes) override {
-    host_.fill_zero(dst, space, bytes);
-  }
-  std::vector<uint64_t> asked;
-
- private:
-  host::HostMemoryBackend host_;
-  uint64_t left_;
-};
-
 // Nothing is backed until a chunk needs it; then the pool grows in steps, never past its cap,
 // before anything is evicted.
 TEST(MemoryManagerPools, GrowInStepsAsChunksNeedThem) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/host/host_memory_backend.hpp"
 #include "worker/memory_manager.hpp"
 
 namespace lightning::worker::testing {
@@ -72,5 +73,33 @@ inline bool holds(const MemoryManager& mm, uint64_t chunk, MemorySpace where,
   void* p = mm.data(ChunkId(chunk), where);  // throws when there is no copy
   return bytes.empty() || std::memcmp(p, bytes.data(), bytes.size()) == 0;
 }
+
+// Host-emulated device memory that runs out: a pool may be backed up to `device_left` bytes
+// (another process holds the rest of the GPU); the growths asked for are recorded.
+class FiniteDeviceBackend final : public MemoryBackend {
+ public:
+  explicit FiniteDeviceBackend(uint64_t device_left) : left_(device_left) {}
+  void* allocate_device_pool(DeviceId d, uint64_t bytes) override {
+    return host_.allocate_device_pool(d, bytes);
+  }
+  bool grow_device_pool(DeviceId d, void* pool, uint64_t bytes) override {
+    asked.push_back(bytes);
+    return bytes <= left_ && host_.grow_device_pool(d, pool, bytes);
+  }
+  void free_device_pool(DeviceId d, void* pool) override { host_.free_device_pool(d, pool); }
+  void* allocate_host(uint64_t bytes) override { return host_.allocate_host(bytes); }
+  void free_host(void* p) override { host_.free_host(p); }
+  void copy(void* dst, MemorySpace ds, const void* src, MemorySpace ss, uint64_t bytes) override {
+    host_.copy(dst, ds, src, ss, bytes);
+  }
+  void fill_zero(void* dst, MemorySpace space, uint64_t bytes) override {
+    host_.fill_zero(dst, space, bytes);
+  }
+  std::vector<uint64_t> asked;
+
+ private:
+  host::HostMemoryBackend host_;
+  uint64_t left_;
+};
 
 }  // namespace lightning::worker::testing

@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "kernel/native_kernel.hpp"
 #include "lightning_kokkos/device/array_handle.hpp"
+#include "memory_test_support.hpp"
 #include "worker/kernel_run_binding.hpp"
 #include "worker/planned_uses.hpp"
 
@@ -268,6 +269,34 @@ TEST(StagingThread, StagingThatCanNeverFitFails) {
   const std::vector<std::string> log = answers.wait(2);
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[1].rfind("failed T2: ", 0), 0u) << log[1];
+}
+
+// A device whose memory runs out before the pool's cap (another process holds it): a task
+// that waits for a chunk another holds is staged once that one is released, within what the
+// pool reached, and a task that needs more than it reached fails saying so; the thread goes on.
+TEST(StagingThread, APoolThatStoppedGrowingStagesWithinItAndFailsWhatNeedsMore) {
+  testing::FiniteDeviceBackend backend(3 * 1024);
+  Answers answers;
+  StagingThread staging(one_device(16 * 1024), backend, {DeviceId(0)}, answers.replies());
+  staging.create(TaskId(1), ChunkId(1), 2048, 0);
+  staging.create(TaskId(2), ChunkId(2), 2048, 0);
+  staging.stage(TaskId(3), {{ChunkId(1), kDevice, true, false}});
+  EXPECT_EQ(answers.wait(3).back(), "staged T3");
+  staging.stage(TaskId(4), {{ChunkId(2), kDevice, true, false}});  // waits: C1 is held
+  staging.stage(TaskId(5),
+                {{ChunkId(1), kDevice, false, false}, {ChunkId(2), kDevice, false, false}});
+  std::vector<std::string> log = answers.wait(4);
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[3],
+            "failed T5: task needs 4 KiB on D0 memory (chunks C1 2 KiB, C2 2 KiB), which holds "
+            "2 KiB of its cap of 16 KiB: its pool could not grow further, the device had no "
+            "memory left (other processes or pools hold it)");
+  staging.unstage(TaskId(3));
+  EXPECT_EQ(answers.wait(5).back(), "staged T4");  // C1 evicted to the host for it
+  staging.unstage(TaskId(4));
+  staging.stage(TaskId(6), {{ChunkId(1), kDevice, false, false}});
+  EXPECT_EQ(answers.wait(6).back(), "staged T6");
+  staging.unstage(TaskId(6));
 }
 
 // Adds its second array into its first.
