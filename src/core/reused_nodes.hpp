@@ -10,8 +10,11 @@ namespace lightning {
 
 /// Up to `Keep` nodes extracted from a `std::unordered_map` (or any map with node handles),
 /// reused for the next keys. A reused node's value is as its last user left it: vectors in it
-/// keep their storage, so a caller that clears them allocates nothing in steady state.
-template <class Map, size_t Keep = 64>
+/// keep their storage, so a caller that clears them allocates nothing in steady state. The
+/// default keeps enough for a loop that issues a thousand launches before it waits (each
+/// launch's tasks live until they finish); 64 left such a chain allocating a node, and its
+/// vectors, for most tasks (docs/results.md, "Nodes kept for a backlog of launches").
+template <class Map, size_t Keep = 1024>
 class ReusedNodes {
  public:
   /// The entry of `key`: the existing one, else a reused node (its value as left), else a
