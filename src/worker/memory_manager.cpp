@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/error.hpp"
+#include "core/log.hpp"
 #include "core/size_text.hpp"
 
 namespace lightning::worker {
@@ -387,6 +388,10 @@ bool MemoryManager::grow_pool(size_t m, uint64_t more) {
   // of waiting for room that will not come.
   mem.stopped_growing = true;
   mem.capacity = pool.capacity();
+  log().warn(
+      "the memory pool of {} stopped growing at {} of its cap of {}: the device has no memory "
+      "left for it (other processes or pools hold it); its chunks are evicted within that",
+      mem.space.device.to_string(), format_size(pool.capacity()), format_size(cap));
   return false;
 }
 
