@@ -360,7 +360,7 @@ void MemoryManager::throw_too_big(size_t m, const std::vector<ChunkId>& chunks, 
     msg += (i ? ", " : "") + chunks[i].to_string() + " " + format_size(chunks_.at(chunks[i]).bytes);
   if (chunks.size() > kShown) msg += " and " + std::to_string(chunks.size() - kShown) + " more";
   msg += "), which holds " + format_size(*memories_[m].capacity);
-  if (memories_[m].stopped_growing)
+  if (stopped_growing(memories_[m]))
     msg += " of its cap of " + format_size(memories_[m].cap) +
            ": its pool could not grow further, the device had no memory left (other processes "
            "or pools hold it)";
@@ -371,7 +371,7 @@ bool MemoryManager::grow_pool(size_t m, uint64_t more) {
   Memory& mem = memories_[m];
   MemoryPool& pool = *mem.pool;
   const uint64_t cap = *mem.capacity;
-  if (mem.stopped_growing || pool.capacity() >= cap || more == 0) return false;
+  if (pool.capacity() >= cap || more == 0) return false;
   const uint64_t need = std::min(cap, pool.capacity() + std::min(more, cap));
   const uint64_t step = (need + kPoolGrowthStep - 1) / kPoolGrowthStep * kPoolGrowthStep;
   // A whole step first; when the device cannot give that, what is needed.
@@ -386,36 +386,12 @@ bool MemoryManager::grow_pool(size_t m, uint64_t more) {
   // The device's memory is taken (other processes, or other pools on the same GPU): the pool
   // keeps what it has, and tasks that need more than that fail (check_wanted_fits) instead
   // of waiting for room that will not come.
-  mem.stopped_growing = true;
   mem.capacity = pool.capacity();
   log().warn(
       "the memory pool of {} stopped growing at {} of its cap of {}: the device has no memory "
       "left for it (other processes or pools hold it); its chunks are evicted within that",
       mem.space.device.to_string(), format_size(pool.capacity()), format_size(cap));
   return false;
-}
-
-bool MemoryManager::grow_pools_for_wanted() {
-  bool stopped = false;
-  for (size_t m = 0; m < wanted_.size(); ++m) {
-    if (!is_device(m) || wanted_[m].empty()) continue;
-    std::vector<ChunkId>& missing = missing_;
-    missing.clear();
-    uint64_t more = 0;
-    for (ChunkId id : wanted_[m])
-      if (chunks_.at(id).copies.count(m) == 0) {
-        missing.push_back(id);
-        more += MemoryPool::rounded(chunks_.at(id).pool_bytes());
-      }
-    if (missing.empty() || memories_[m].pool->capacity() >= *memories_[m].capacity) continue;
-    if (try_allocate_all(m, missing, &offsets_)) {  // fits as it is: undo
-      for (uint64_t o : offsets_) memories_[m].pool->free(o);
-      continue;
-    }
-    // Growing by everything missing makes it fit: the new bytes join the free block at the end.
-    if (!grow_pool(m, more) && memories_[m].stopped_growing) stopped = true;
-  }
-  return stopped;
 }
 
 void MemoryManager::check_wanted_fits() const {
@@ -521,9 +497,10 @@ StageResult MemoryManager::stage(uint64_t token, const std::vector<StageRequest>
     if (c.writers > 0 || (x.write && c.locks > 0) || writing_back(x.chunk))
       return StageResult::kRetryLater;
   }
-  // Device memory is backed before anything is evicted to make room.
-  if (grow_pools_for_wanted()) check_wanted_fits();
-  if (!feasible()) return StageResult::kRetryLater;
+  if (!feasible()) {
+    check_wanted_fits();  // a pool that stopped growing in feasible() may be too small now
+    return StageResult::kRetryLater;
+  }
 
   // From here on the request succeeds (barring I/O errors and corrupt spill files).
   std::vector<Held>& held = reused_tokens_.find_or_insert(tokens_, token)->second;
@@ -648,10 +625,17 @@ bool MemoryManager::feasible() {
     if (is_device(m)) {
       std::vector<ChunkId>& missing = missing_;
       missing.clear();
+      uint64_t more = 0;
       for (ChunkId id : list)
-        if (chunks_.at(id).copies.count(m) == 0) missing.push_back(id);
+        if (chunks_.at(id).copies.count(m) == 0) {
+          missing.push_back(id);
+          more += MemoryPool::rounded(chunks_.at(id).pool_bytes());
+        }
       if (missing.empty()) continue;
-      if (try_allocate_all(m, missing, &offsets_)) {  // fits as is: undo
+      // Device memory is backed before anything is evicted to make room: growing by everything
+      // missing makes it fit (the new bytes join the free block at the end), up to the cap.
+      if (try_allocate_all(m, missing, &offsets_) ||
+          (grow_pool(m, more) && try_allocate_all(m, missing, &offsets_))) {  // fits: undo
         for (uint64_t o : offsets_) memories_[m].pool->free(o);
         continue;
       }

@@ -254,10 +254,9 @@ class MemoryManager {
     std::optional<MemoryPool> pool;
     void* base = nullptr;  ///< devices only
     /// Host: empty = unlimited. Device: the cap, lowered to the pool's size when the
-    /// device had no memory left for it to grow (`stopped_growing`).
+    /// device had no memory left for it to grow (stopped_growing).
     std::optional<uint64_t> capacity;
     uint64_t cap = 0;                 ///< devices only: the cap it was given
-    bool stopped_growing = false;     ///< devices only
     uint64_t host_used = 0;           ///< host only
     std::set<EvictionKey> evictable;  ///< unlocked copies, first evicted first
   };
@@ -301,7 +300,8 @@ class MemoryManager {
   /// The merged request for `chunk` in memory `m` (one merge_requests made).
   const Merged& merged(ChunkId chunk, size_t m) const;
   /// Whether wanted_ can be staged, evicting what is not locked; marks in relocate_ the
-  /// memories where copies already in place must move.
+  /// memories where copies already in place must move. Grows device pools (grow_pool) where
+  /// the missing chunks do not fit in what is backed, before counting on evictions.
   bool feasible();
   bool try_allocate_all(size_t m, const std::vector<ChunkId>& missing,
                         std::vector<uint64_t>* offsets);
@@ -309,11 +309,10 @@ class MemoryManager {
   /// kPoolGrowthStep, never past its capacity). Returns false when it is at its capacity or
   /// the device has no memory left; the latter lowers the capacity to the pool's size.
   bool grow_pool(size_t m, uint64_t more);
-  /// Grows the device pools wanted_ does not fit in as they are, by what it misses there.
-  /// Returns whether a pool stopped growing.
-  bool grow_pools_for_wanted();
   /// Throws when wanted_ asks a memory for more than its capacity.
   void check_wanted_fits() const;
+  /// Whether device memory `mem` could not grow to its cap (its capacity was lowered).
+  static bool stopped_growing(const Memory& mem) { return *mem.capacity < mem.cap; }
   [[noreturn]] void throw_too_big(size_t m, const std::vector<ChunkId>& chunks, uint64_t raw,
                                   uint64_t rounded) const;
 

@@ -7,8 +7,8 @@
 
 namespace lightning::worker {
 
-MemoryPool::MemoryPool(uint64_t capacity) : capacity_(capacity / kAlignment * kAlignment) {
-  if (capacity_ > 0) add_free(0, capacity_);
+MemoryPool::MemoryPool(uint64_t capacity) {
+  grow(capacity);
 }
 
 uint64_t MemoryPool::rounded(uint64_t bytes) {

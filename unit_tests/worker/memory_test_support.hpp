@@ -74,17 +74,15 @@ inline bool holds(const MemoryManager& mm, uint64_t chunk, MemorySpace where,
   return bytes.empty() || std::memcmp(p, bytes.data(), bytes.size()) == 0;
 }
 
-// Host-emulated device memory that runs out: a pool may be backed up to `device_left` bytes
-// (another process holds the rest of the GPU); the growths asked for are recorded.
-class FiniteDeviceBackend final : public MemoryBackend {
+/// Host memory for emulated devices, every call forwarded to a HostMemoryBackend: tests
+/// derive from it and change the one call they are about.
+class HostBackedMemory : public MemoryBackend {
  public:
-  explicit FiniteDeviceBackend(uint64_t device_left) : left_(device_left) {}
   void* allocate_device_pool(DeviceId d, uint64_t bytes) override {
     return host_.allocate_device_pool(d, bytes);
   }
   bool grow_device_pool(DeviceId d, void* pool, uint64_t bytes) override {
-    asked.push_back(bytes);
-    return bytes <= left_ && host_.grow_device_pool(d, pool, bytes);
+    return host_.grow_device_pool(d, pool, bytes);
   }
   void free_device_pool(DeviceId d, void* pool) override { host_.free_device_pool(d, pool); }
   void* allocate_host(uint64_t bytes) override { return host_.allocate_host(bytes); }
@@ -95,10 +93,23 @@ class FiniteDeviceBackend final : public MemoryBackend {
   void fill_zero(void* dst, MemorySpace space, uint64_t bytes) override {
     host_.fill_zero(dst, space, bytes);
   }
-  std::vector<uint64_t> asked;
 
  private:
   host::HostMemoryBackend host_;
+};
+
+// Host-emulated device memory that runs out: a pool may be backed up to `device_left` bytes
+// (another process holds the rest of the GPU); the growths asked for are recorded.
+class FiniteDeviceBackend final : public HostBackedMemory {
+ public:
+  explicit FiniteDeviceBackend(uint64_t device_left) : left_(device_left) {}
+  bool grow_device_pool(DeviceId d, void* pool, uint64_t bytes) override {
+    asked.push_back(bytes);
+    return bytes <= left_ && HostBackedMemory::grow_device_pool(d, pool, bytes);
+  }
+  std::vector<uint64_t> asked;
+
+ private:
   uint64_t left_;
 };
 

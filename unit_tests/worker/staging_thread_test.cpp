@@ -106,20 +106,8 @@ TEST(StagingThread, StagingThatMustWaitForSpaceIsRetriedOldestFirstWhenSpaceIsFr
 
 // Host memory whose copies from a device to the host wait at a gate while it is closed (the
 // write-back engine's copies: the staging thread's own go to the device in these tests).
-class GatedBackend final : public MemoryBackend {
+class GatedBackend final : public testing::HostBackedMemory {
  public:
-  void* allocate_device_pool(DeviceId d, uint64_t bytes) override {
-    return host_.allocate_device_pool(d, bytes);
-  }
-  bool grow_device_pool(DeviceId d, void* pool, uint64_t bytes) override {
-    return host_.grow_device_pool(d, pool, bytes);
-  }
-  void free_device_pool(DeviceId d, void* pool) override { host_.free_device_pool(d, pool); }
-  void* allocate_host(uint64_t bytes) override { return host_.allocate_host(bytes); }
-  void free_host(void* p) override { host_.free_host(p); }
-  void fill_zero(void* dst, MemorySpace space, uint64_t bytes) override {
-    host_.fill_zero(dst, space, bytes);
-  }
   void copy(void* dst, MemorySpace dst_space, const void* src, MemorySpace src_space,
             uint64_t bytes) override {
     if (src_space.is_device() && !dst_space.is_device()) {
@@ -130,7 +118,7 @@ class GatedBackend final : public MemoryBackend {
       --waiting_;
       if (failing_) throw Error(ErrorKind::kCuda, "the copy failed");
     }
-    host_.copy(dst, dst_space, src, src_space, bytes);
+    HostBackedMemory::copy(dst, dst_space, src, src_space, bytes);
   }
   // Waits (at most 10 s) until a copy waits at the gate.
   bool wait_for_a_copy() {
@@ -146,7 +134,6 @@ class GatedBackend final : public MemoryBackend {
   }
 
  private:
-  host::HostMemoryBackend host_;
   std::mutex mutex_;
   std::condition_variable changed_;
   int waiting_ = 0;
