@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend/cuda/cuda_memory_backend.hpp"
 #include "backend/cuda/cuda_platform.hpp"
 #include "backend/cuda/driver_api.hpp"
 #include "backend/cuda/gpu_discovery.hpp"
@@ -212,11 +213,39 @@ TEST_F(CudaDeviceTest, MemoryBackendCopiesAndZeroes) {
   m.free_host(pinned);
 }
 
-// A pool is one allocation of its size: it never needs to grow, and cannot grow past it.
-TEST_F(CudaDeviceTest, DevicePoolsAreBackedWhole) {
-  auto& m = platform_->memory();
-  EXPECT_TRUE(m.grow_device_pool(DeviceId(0), pools_[0], 64 << 20));
-  EXPECT_FALSE(m.grow_device_pool(DeviceId(0), pools_[0], (64 << 20) + 1));
+// A pool is an address range: memory is mapped into it as it grows, what was written stays,
+// and a growth the GPU cannot give changes nothing and says so.
+TEST_F(CudaDeviceTest, DevicePoolsGrowAsTheyAreUsed) {
+  auto& m = static_cast<CudaMemoryBackend&>(platform_->memory());
+  const MemorySpace dev = MemorySpace::of_device(DeviceId(0));
+  const uint64_t total = gpus_[0].total_memory;
+  void* pool = m.allocate_device_pool(DeviceId(0), 2 * total);  // twice the GPU: no memory yet
+  EXPECT_EQ(m.device_pool_backed(pool), 0u);
+  const uint64_t mib = 1 << 20;
+  ASSERT_TRUE(m.grow_device_pool(DeviceId(0), pool, 100 * mib));
+  const uint64_t first = m.device_pool_backed(pool);
+  EXPECT_GE(first, 100 * mib);
+  EXPECT_LT(first, 100 * mib + 64 * mib);  // a granularity's worth, not more
+  std::vector<int32_t> in = iota(1000, 3), out(1000, -1);
+  char* at = static_cast<char*>(pool) + 100 * mib - 4000;  // the end of what was asked for
+  m.copy(at, dev, in.data(), MemorySpace::host(), 4000);
+  EXPECT_FALSE(m.grow_device_pool(DeviceId(0), pool, total + total / 2));
+  EXPECT_EQ(m.device_pool_backed(pool), first);
+  ASSERT_TRUE(m.grow_device_pool(DeviceId(0), pool, 300 * mib));
+  EXPECT_GE(m.device_pool_backed(pool), 300 * mib);
+  char* far = static_cast<char*>(pool) + 300 * mib - 4000;
+  m.copy(far, dev, at, dev, 4000);  // from the first piece into the second
+  m.copy(out.data(), MemorySpace::host(), far, dev, 4000);
+  EXPECT_EQ(out, in);
+  if (pools_.size() > 1) {  // a peer GPU reads and writes it
+    m.copy(pools_[1], MemorySpace::of_device(DeviceId(1)), far, dev, 4000);
+    std::fill(out.begin(), out.end(), -1);
+    m.copy(out.data(), MemorySpace::host(), pools_[1], MemorySpace::of_device(DeviceId(1)), 4000);
+    EXPECT_EQ(out, in);
+  }
+  const int64_t live = m.live_device_pools();
+  m.free_device_pool(DeviceId(0), pool);
+  EXPECT_EQ(m.live_device_pools(), live - 1);
 }
 
 // A 2-D block goes host -> device (strided), device -> device (another box), device -> host;

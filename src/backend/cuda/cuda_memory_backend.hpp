@@ -1,5 +1,5 @@
-// MemoryBackend for GPUs: device pools from cuMemAlloc, host copies of chunks in pinned
-// memory, copies through the driver.
+// MemoryBackend for GPUs: device pools as reserved address ranges backed as they grow,
+// host copies of chunks in pinned memory, copies through the driver.
 #pragma once
 
 #include <atomic>
@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "backend/cuda/gpu_context.hpp"
 #include "backend/cuda/pinned_host_pool.hpp"
@@ -27,10 +28,11 @@ class CudaMemoryBackend final : public worker::MemoryBackend {
   CudaMemoryBackend(std::unordered_map<DeviceId, const GpuContext*> gpus, PinnedHostPool& pinned);
   ~CudaMemoryBackend() override;
 
-  /// One cuMemAlloc of the whole pool: backed from the start (pools that grow on GPUs, with
-  /// the driver's virtual memory management, are not yet verified on a GPU).
+  /// Reserves the pool's address range (cuMemAddressReserve); grow_device_pool maps memory
+  /// into it (cuMemCreate, cuMemMap), readable and writable by the GPU and by every GPU of
+  /// the worker that can access it as a peer. A GPU without virtual memory management gets
+  /// the whole pool from cuMemAlloc at once.
   void* allocate_device_pool(DeviceId device, uint64_t bytes) override;
-  /// Nothing to map: true for any size within the pool.
   bool grow_device_pool(DeviceId device, void* pool, uint64_t bytes) override;
   void free_device_pool(DeviceId device, void* pool) override;
   void* allocate_host(uint64_t bytes) override;
@@ -41,8 +43,19 @@ class CudaMemoryBackend final : public worker::MemoryBackend {
 
   /// Device pools not yet freed (for tests).
   int64_t live_device_pools() const { return live_pools_.load(); }
+  /// Bytes of device memory backing a pool (for tests).
+  uint64_t device_pool_backed(void* pool);
 
  private:
+  /// A pool: its address range and the pieces of memory mapped into it, from its start.
+  struct Pool {
+    DeviceId device;
+    uint64_t reserved = 0;         ///< bytes of address range
+    uint64_t granularity = 0;      ///< of the GPU's allocations; 0: one cuMemAlloc, all backed
+    std::vector<uint64_t> pieces;  ///< sizes of the mapped pieces, in address order
+    uint64_t backed = 0;           ///< their sum
+  };
+
   const GpuContext& gpu(DeviceId device) const;
   /// The stream for copies on `device` towards the host (`to_host`) or towards a GPU.
   CUstream stream(DeviceId device, bool to_host);
@@ -52,7 +65,7 @@ class CudaMemoryBackend final : public worker::MemoryBackend {
   std::map<std::pair<DeviceId, bool>, CUstream> streams_;  // created on first use
   PinnedHostPool& pinned_;
   std::mutex pools_mutex_;
-  std::unordered_map<void*, uint64_t> pool_sizes_;
+  std::unordered_map<void*, Pool> pools_;
   std::atomic<int64_t> live_pools_{0};
 };
 

@@ -40,6 +40,14 @@ namespace lightning::cuda {
   X(cuLaunchHostFunc)                      \
   X(cuMemAlloc)                            \
   X(cuMemFree)                             \
+  X(cuMemAddressReserve)                   \
+  X(cuMemAddressFree)                      \
+  X(cuMemCreate)                           \
+  X(cuMemRelease)                          \
+  X(cuMemMap)                              \
+  X(cuMemUnmap)                            \
+  X(cuMemSetAccess)                        \
+  X(cuMemGetAllocationGranularity)         \
   X(cuMemHostAlloc)                        \
   X(cuMemFreeHost)                         \
   X(cuMemcpyAsync)                         \
