@@ -299,10 +299,9 @@ TEST(KokkosScan, AFailedScanLeavesItsViewsOverwritableAndTheRuntimeUsable) {
   EXPECT_EQ(lk_test::to_host(excl)(350), 350.0);
 }
 
-// Superblocks of many GPU tiles (2048 indices each) and an odd end: prefixes pass between
-// tiles, superblocks, devices and ranks.
-// Many tiles of a GPU's final pass (tiles of 64 int32 or 32 int64 indices a thread: the
-// one-word and the two-slot tile records), over one superblock and over five.
+// Many tiles of a GPU's final pass (tiles of 48 int32 or 32 int64 indices a thread, 256
+// threads: the one-word and the two-slot tile records) and an odd end, over one superblock
+// and over five: prefixes pass between tiles, superblocks, devices and ranks.
 template <class T>
 void expect_large_scan_matches(int seed) {
   const int n = (1 << 21) + 1237;

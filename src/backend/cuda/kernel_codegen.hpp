@@ -53,12 +53,13 @@ inline constexpr const char* kScanFinalEntryName = "lightning_scan_final";
 // the block's dynamic shared memory: blockDim.x * value_bytes bytes.
 
 /// Indices each lane of a scan's final pass runs per tile, for values of `value_size` bytes:
-/// their contributions stay in registers between the tile's two walks, 256 bytes of them
-/// (at most 64 indices; 64 for int32 measured 0.77 of a copy's bandwidth on an H100, 32
-/// measured 0.68, docs/results.md). A tile is the block's threads times this many indices
-/// (jit::ScanState).
+/// their contributions stay in registers between the tile's two walks, at most 48 of them
+/// and 256 bytes. For int32 on an H100, 48 (and 56) measured 0.81 of the driver's copy
+/// bandwidth, 64 measured 0.76, 40 0.77, 32 0.68 (docs/results.md): more keep the walk's
+/// loads in flight, fewer let more blocks stay resident. A tile is the block's threads
+/// times this many indices (jit::ScanState).
 constexpr int scan_rounds(size_t value_size) {
-  return value_size >= 16 ? 16 : value_size >= 4 ? static_cast<int>(256 / value_size) : 64;
+  return value_size >= 16 ? 16 : value_size >= 8 ? static_cast<int>(256 / value_size) : 48;
 }
 
 /// Generates the entry point of `info` (DeviceCode kFunctorBody, kTeamFunctorBody or kPorted).
