@@ -71,7 +71,6 @@ void* CudaMemoryBackend::allocate_device_pool(DeviceId device, uint64_t bytes) {
                                      g.device()),
             "cuDeviceGetAttribute");
   Pool pool;
-  pool.device = device;
   CUdeviceptr p = 0;
   if (vmm) {
     const CUmemAllocationProp prop = device_memory(g);

@@ -49,7 +49,6 @@ class CudaMemoryBackend final : public worker::MemoryBackend {
  private:
   /// A pool: its address range and the pieces of memory mapped into it, from its start.
   struct Pool {
-    DeviceId device;
     uint64_t reserved = 0;         ///< bytes of address range
     uint64_t granularity = 0;      ///< of the GPU's allocations; 0: one cuMemAlloc, all backed
     std::vector<uint64_t> pieces;  ///< sizes of the mapped pieces, in address order
